@@ -1,0 +1,56 @@
+"""Settings, read once at an entry point from the environment (``EDGAR_RAG_*``) or a ``.env`` file.
+
+Adapters never read settings themselves: ``compose.py`` turns these into plain arguments.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from edgar_rag.errors import ConfigError
+
+GeneratorName = Literal["local", "openai", "anthropic", "ollama", "echo"]
+TapeMode = Literal["off", "record", "replay"]
+GateName = Literal["none", "cosine", "period", "period+cosine"]
+EmbedderName = Literal["minilm", "minilm-int8", "hashing"]
+
+
+class Settings(BaseSettings):
+    """Every setting edgar-rag reads, with defaults that need nothing installed by hand."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="EDGAR_RAG_", env_file=".env", extra="ignore", frozen=True
+    )
+
+    db: Path = Field(Path("edgar-rag.db"), description="the SQLite index file")
+    database_url: SecretStr | None = Field(
+        None, description="a PostgreSQL URL; when set, used instead of the SQLite file"
+    )
+    embedder: EmbedderName = Field("minilm-int8", description="how passages are embedded")
+    generator: GeneratorName = Field("local", description="which model writes answers")
+    model_dir: Path = Field(
+        Path.home() / ".cache" / "edgar-rag", description="cache of the local model and EDGAR"
+    )
+    tape: Path | None = Field(None, description="a tape file of recorded generations")
+    tape_mode: TapeMode = Field("off", description="record, replay or neither")
+    gate: GateName = Field("none", description="the relevance gate before the model")
+    api_key: SecretStr | None = Field(None, description="bearer token required by the service")
+    slots: int = Field(1, ge=1, le=64, description="concurrent generations in the service")
+    log_questions: bool = Field(False, description="write question text into request logs")
+    sec_contact: str | None = Field(
+        None, description="name and e-mail sent to SEC EDGAR in the User-Agent header"
+    )
+
+
+def load_settings() -> Settings:
+    """Read the settings, turning a bad value into one line that names the variable."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = "EDGAR_RAG_" + "_".join(str(part) for part in first["loc"]).upper()
+        raise ConfigError(f"{name}: {first['msg']}") from exc

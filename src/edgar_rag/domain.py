@@ -1,0 +1,180 @@
+"""The values that flow through edgar-rag, and the ports its adapters fit.
+
+Values are frozen dataclasses; ports are small ``typing.Protocol`` classes. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+from typing import NewType, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from edgar_rag.errors import ParseError
+
+Accession = NewType("Accession", str)
+"""An EDGAR accession number, always in the dashed form ``0000320193-25-000079``."""
+
+_ACCESSION = re.compile(r"^\s*(\d{10})-?(\d{2})-?(\d{6})\s*$")
+
+Vectors = npt.NDArray[np.float32]
+"""A matrix of embeddings, one row per text, float32."""
+
+
+def parse_accession(text: str) -> Accession:
+    """Read an accession number written with or without dashes; raise ParseError otherwise."""
+    match = _ACCESSION.match(text)
+    if match is None:
+        raise ParseError(f"not an accession number: {text!r}")
+    return Accession("-".join(match.groups()))
+
+
+class SourceFormat(StrEnum):
+    """How a filing's bytes are encoded."""
+
+    HTML = "html"
+    TEXT = "text"
+    PDF = "pdf"
+
+
+@dataclass(frozen=True, slots=True)
+class FilingHints:
+    """What is known about a filing before parsing it (from a manifest, EDGAR or a file name).
+
+    The parser prefers what the filing says about itself (its ``dei:`` cover facts) and falls
+    back to these hints, so a plain-text or PDF filing can still be named.
+    """
+
+    ticker: str | None = None
+    cik: int | None = None
+    company: str | None = None
+    fiscal_year: int | None = None
+    period_end: date | None = None
+    form: str | None = None
+    accession: Accession | None = None
+    filing_date: date | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RawFiling:
+    """A filing's bytes and where they came from: the input of ``ingest_filing``."""
+
+    content: bytes
+    source: str
+    """A path or URL naming the file, used in messages."""
+    hints: FilingHints = field(default_factory=FilingHints)
+
+
+@dataclass(frozen=True, slots=True)
+class FilingMeta:
+    """Who filed, what and for which period; the identity of a filing in the index."""
+
+    company: str
+    cik: int | None
+    ticker: str | None
+    form: str
+    fiscal_year: int
+    period_end: date | None
+    accession: Accession | None
+    filing_date: date | None
+    url: str | None
+    years_reported: tuple[int, ...]
+    """The fiscal years the filing reports figures for, from its XBRL contexts (oldest first)."""
+    source: str
+    sha256: str
+    source_format: SourceFormat
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One Item of a 10-K (or the cover before Item 1), as a span of the filing's clean text."""
+
+    item: str
+    """``Item 7``, ``Item 1A``; ``Cover`` for the text before the first Item."""
+    part: str | None
+    """``Part II``, or None for the cover."""
+    title: str
+    start: int
+    end: int
+    cross_reference: bool = False
+    """True when the Item only points elsewhere (a proxy statement, an annual report exhibit)."""
+
+
+class ChunkKind(StrEnum):
+    PROSE = "prose"
+    TABLE = "table"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A passage to embed and search: ``text == clean_text[start:end]`` of its filing."""
+
+    ordinal: int
+    item: str
+    title: str
+    start: int
+    end: int
+    text: str
+    kind: ChunkKind
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One numeric inline-XBRL fact, with the chunk that displays it."""
+
+    concept: str
+    """``us-gaap:Revenues``."""
+    value: float
+    """Scaled and signed: a displayed ``416,161`` with ``scale=6`` is ``416161000000.0``."""
+    displayed: str
+    """The figure as printed in the filing, e.g. ``416,161``."""
+    unit: str | None
+    decimals: int | None
+    """XBRL decimals (``-6`` for millions); None when ``INF``."""
+    period_start: date | None
+    """None for an instant (a balance-sheet date)."""
+    period_end: date
+    dimensions: tuple[tuple[str, str], ...]
+    """Axis and member pairs; empty for the filing's own consolidated figure."""
+    offset: int | None
+    """Where the displayed figure sits in the clean text; None when it is not displayed."""
+    chunk_ordinal: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFiling:
+    """Everything ``ingest_filing`` reads out of one filing."""
+
+    meta: FilingMeta
+    text: str
+    sections: tuple[Section, ...]
+    chunks: tuple[Chunk, ...]
+    facts: tuple[Fact, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedderIdentity:
+    """What an index's vectors mean; an index refuses queries embedded any other way."""
+
+    model: str
+    dimensions: int
+    normalisation: str
+    """How text is prepared before the model sees it, and whether vectors are L2-normalised."""
+
+    def describe(self) -> str:
+        return f"{self.model} ({self.dimensions} dimensions, {self.normalisation})"
+
+
+class Embedder(Protocol):
+    """Turns texts into unit vectors."""
+
+    @property
+    def identity(self) -> EmbedderIdentity: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...

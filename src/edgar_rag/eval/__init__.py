@@ -1,0 +1,1 @@
+"""edgar-rag eval."""
