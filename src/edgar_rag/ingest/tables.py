@@ -1,0 +1,184 @@
+"""Tables as labelled rows: each row carries its label, its column headers and the table's scale.
+
+``Total net sales | 2025: 416,161 | 2024: 391,035 | (in millions)`` reads alone, so a chunk holding
+a few rows of a long table still says which year and which unit each figure belongs to.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from edgar_rag.domain import ChunkKind
+from edgar_rag.ingest.blocks import Anchor, Block
+
+_CURRENCY = {"$", "€", "£", "¥", "US$"}
+_TRAILERS = re.compile(r"^(?:%|\)|\)%|%\)|pts?\.?|bps|x)$", re.IGNORECASE)
+_NUMBER = re.compile(r"^[\$€£(]*\s*[-–—]?\s*\(?\$?\s*\d[\d,]*(?:\.\d+)?\s*\)?\s*%?\)?$")
+_DASH = re.compile(r"^[-–—]+$")
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+_UNSCALED_LABEL = re.compile(r"per\s+(?:common\s+)?share|shares|ratio|%|percent", re.I)
+_SCALE = re.compile(
+    r"\(?\s*(?:(?:u\.?s\.?\s+)?(?:dollars|amounts|shares|\$)\s+)?in\s+(thousands|millions|billions)\b[^)\n]{0,80}\)?",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One cell of a source table: its text, the grid columns it spans and its displayed facts."""
+
+    text: str
+    first_column: int
+    last_column: int
+    anchors: tuple[Anchor, ...] = ()
+
+
+def is_figure(text: str) -> bool:
+    """True for a cell that holds a figure: ``416,161``, ``(1,234)``, ``12.5%``, ``—``."""
+    return bool(_NUMBER.match(text) or _DASH.match(text))
+
+
+def find_scale(texts: Sequence[str]) -> Scale | None:
+    """The table's unit note (``in millions``), if a header or the text before it says."""
+    for text in texts:
+        match = _SCALE.search(text)
+        if match:
+            return Scale(match.group(1).lower(), "except" in match.group(0).lower())
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    unit: str
+    """``thousands``, ``millions`` or ``billions``."""
+    has_exceptions: bool
+    """The note excepts some rows (``except per-share amounts``)."""
+
+    def note_for(self, label: str) -> str | None:
+        if self.has_exceptions and _UNSCALED_LABEL.search(label):
+            return None
+        return f"(in {self.unit})"
+
+
+def _merge_fragments(cells: Sequence[Cell]) -> list[Cell]:
+    """Join the ``$`` before a figure and the ``%`` or ``)`` after it into the figure's cell."""
+    merged: list[Cell] = []
+    pending_prefix: Cell | None = None
+    for cell in cells:
+        text = cell.text
+        if not text:
+            continue
+        if text in _CURRENCY or text == "(":
+            pending_prefix = cell if text == "(" else Cell("", cell.first_column, cell.first_column)
+            continue
+        if merged and _TRAILERS.match(text):
+            last = merged[-1]
+            joiner = "" if text.startswith(("%", ")")) else " "
+            merged[-1] = Cell(
+                last.text + joiner + text, last.first_column, cell.last_column, last.anchors
+            )
+            continue
+        if pending_prefix is not None:
+            shift = len(pending_prefix.text)
+            cell = Cell(
+                pending_prefix.text + text,
+                pending_prefix.first_column,
+                cell.last_column,
+                tuple(Anchor(a.fact_id, a.offset + shift) for a in cell.anchors),
+            )
+            pending_prefix = None
+        merged.append(cell)
+    return merged
+
+
+def _column_headers(
+    headers: Sequence[Sequence[Cell]], value_columns: Sequence[tuple[int, int]]
+) -> dict[tuple[int, int], str]:
+    """Each value column's header words, leaving out cells that stand over every column."""
+    found: dict[tuple[int, int], str] = {}
+    for first, last in value_columns:
+        words: list[str] = []
+        for row in headers:
+            for cell in row:
+                covers_all = all(
+                    cell.first_column <= f and cell.last_column >= la for f, la in value_columns
+                )
+                overlaps = cell.last_column >= first and cell.first_column <= last
+                if overlaps and (not covers_all or len(value_columns) == 1):
+                    words.append(cell.text)
+        found[(first, last)] = " ".join(dict.fromkeys(words))
+    return found
+
+
+def _is_header_row(row: Sequence[Cell]) -> bool:
+    return all(not is_figure(c.text) or _YEAR.fullmatch(c.text) for c in row)
+
+
+def table_to_blocks(rows: Sequence[Sequence[Cell]], context: Sequence[str]) -> list[Block]:
+    """Render one source table as blocks: labelled rows when it holds figures, prose otherwise.
+
+    ``context`` is the text just before the table, where a scale note often stands.
+    """
+    logical = [_merge_fragments(row) for row in rows]
+    logical = [row for row in logical if row]
+    if not logical:
+        return []
+    data_rows = [
+        i
+        for i, row in enumerate(logical)
+        if not _is_header_row(row) and any(is_figure(c.text) for c in row[1:])
+    ]
+    if not data_rows:
+        return [_prose_row(row) for row in logical]
+    first_data = data_rows[0]
+    headers = [row for row in logical[:first_data] if _is_header_row(row)]
+    value_columns = sorted(
+        {
+            (c.first_column, c.last_column)
+            for row in logical[first_data:]
+            for c in row[1:]
+            if is_figure(c.text)
+        }
+    )
+    column_headers = _column_headers(headers, value_columns)
+    header_texts = [c.text for row in logical[:first_data] for c in row]
+    scale = find_scale([*header_texts, *context[-2:]])
+    return [_labelled_row(row, column_headers, scale) for row in logical[first_data:]]
+
+
+def _prose_row(row: Sequence[Cell]) -> Block:
+    parts: list[str] = []
+    anchors: list[Anchor] = []
+    position = 0
+    for cell in row:
+        if parts:
+            position += 1
+        anchors.extend(Anchor(a.fact_id, a.offset + position) for a in cell.anchors)
+        parts.append(cell.text)
+        position += len(cell.text)
+    return Block(" ".join(parts), ChunkKind.PROSE, tuple(anchors), in_table=True)
+
+
+def _labelled_row(
+    row: Sequence[Cell], column_headers: dict[tuple[int, int], str], scale: Scale | None
+) -> Block:
+    has_label = not is_figure(row[0].text)
+    label = row[0].text if has_label else ""
+    parts: list[str] = []
+    anchors: list[Anchor] = []
+    position = 0
+    for index, cell in enumerate(row):
+        header = column_headers.get((cell.first_column, cell.last_column), "")
+        prefix = f"{header}: " if header and (index or not has_label) and is_figure(cell.text) else ""
+        if parts:
+            position += 3
+        position += len(prefix)
+        anchors.extend(Anchor(a.fact_id, a.offset + position) for a in cell.anchors)
+        parts.append(prefix + cell.text)
+        position += len(cell.text)
+    note = scale.note_for(label) if scale else None
+    if note and len(row) > int(has_label):
+        parts.append(note)
+    return Block(" | ".join(parts), ChunkKind.TABLE, tuple(anchors), in_table=True)
