@@ -1,0 +1,212 @@
+"""The ``edgar-rag`` command: parse options, build through ``compose``, call one function, print.
+
+Data goes to stdout, messages to stderr; an EdgarRagError becomes one line and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from edgar_rag import __version__
+from edgar_rag.compose import build_edgar_client, build_embedder, open_index
+from edgar_rag.config import Settings, load_settings
+from edgar_rag.domain import FilingMeta, RawFiling
+from edgar_rag.errors import EdgarRagError, NotFoundError
+from edgar_rag.indexer import FilingSource, IngestResult, Outcome, index_filings
+from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
+from edgar_rag.ingest.local import find_local_filings
+
+log = logging.getLogger("edgar_rag")
+
+
+class EdgarRagGroup(click.Group):
+    """Turns every EdgarRagError into one line on stderr and its exit code; never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except EdgarRagError as error:
+            failure = click.ClickException(str(error))
+            failure.exit_code = error.exit_code
+            raise failure from error
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:
+            log.exception("unexpected_failure")
+            raise click.ClickException(
+                f"internal error ({type(error).__name__}); see the log"
+            ) from error
+
+
+def _settings(db: Path | None) -> Settings:
+    settings = load_settings()
+    return settings.model_copy(update={"db": db}) if db is not None else settings
+
+
+db_option = click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="SQLite index file (default: EDGAR_RAG_DB or ./edgar-rag.db).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+@click.group(cls=EdgarRagGroup)
+@click.version_option(__version__, prog_name="edgar-rag")
+def main() -> None:
+    """Answers about SEC 10-K filings, every figure quoted from the passage it cites."""
+
+
+@main.command()
+@click.option(
+    "--from",
+    "paths",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="A filing, a folder, or the corpus layout with its manifest.csv (repeatable).",
+)
+@click.option("--tickers", "tickers", multiple=True, help="Only these tickers (several allowed).")
+@click.option("--years", "years", multiple=True, type=int, help="Only these fiscal years.")
+@db_option
+def ingest(
+    paths: tuple[Path, ...], tickers: tuple[str, ...], years: tuple[int, ...], db: Path | None
+) -> None:
+    """Index 10-K filings from local files, or from SEC EDGAR when no --from is given."""
+    settings = _settings(db)
+    tickers = tuple(t.upper() for arg in tickers for t in arg.replace(",", " ").split())
+    sources: Sequence[FilingSource]
+    if paths:
+        sources = [f for f in find_local_filings(paths) if f.matches(tickers, years)]
+        if not sources:
+            raise NotFoundError(f"no filing found under {', '.join(map(str, paths))}")
+    elif tickers:
+        sources = _edgar_sources(settings, tickers, years)
+    else:
+        raise click.UsageError("give --from PATH, or --tickers (with --years) to fetch from EDGAR")
+    index = open_index(settings)
+    embedder = build_embedder(settings.embedder, settings.model_dir)
+    results = _run_with_progress(
+        index_filings(sources, index, embedder, wanted=_wanted(tickers, years)), len(sources)
+    )
+    index.close()
+    for result in results:
+        click.echo(_describe(result))
+    _require_every_request_met(results, tickers, years)
+    if any(r.outcome is Outcome.REFUSED for r in results):
+        sys.exit(1)
+
+
+def _edgar_sources(
+    settings: Settings, tickers: Sequence[str], years: Sequence[int]
+) -> list[FilingSource]:
+    client = build_edgar_client(settings)
+    companies = client.resolve_tickers(tickers)
+    sources: list[FilingSource] = []
+    for ticker in tickers:
+        for filing in client.annual_reports(companies[ticker], years):
+            sources.append(_EdgarSource(client, filing))
+    return sources
+
+
+@dataclass(frozen=True, slots=True)
+class _EdgarSource:
+    client: EdgarClient
+    filing: EdgarFiling
+
+    @property
+    def name(self) -> str:
+        return self.filing.url
+
+    def load(self) -> RawFiling:
+        return self.client.download(self.filing)
+
+
+def _wanted(tickers: Sequence[str], years: Sequence[int]) -> Callable[[FilingMeta], str | None]:
+    def reason(meta: FilingMeta) -> str | None:
+        if tickers and meta.ticker not in tickers:
+            return f"ticker {meta.ticker or 'unknown'} not asked for"
+        if years and meta.fiscal_year not in years:
+            return f"fiscal year {meta.fiscal_year} not asked for"
+        return None
+
+    return reason
+
+
+def _run_with_progress(results: Any, total: int) -> list[IngestResult]:
+    from tqdm import tqdm  # noqa: PLC0415 (only the ingest command draws a bar)
+
+    done: list[IngestResult] = []
+    chunks = 0
+    with tqdm(total=total, unit="filing", file=sys.stderr, dynamic_ncols=True) as bar:
+        for result in results:
+            done.append(result)
+            chunks += result.chunks
+            bar.set_postfix(chunks=chunks, refused=sum(r.outcome is Outcome.REFUSED for r in done))
+            bar.update(1)
+    return done
+
+
+def _describe(result: IngestResult) -> str:
+    meta = result.meta
+    if result.outcome is Outcome.INDEXED and meta is not None:
+        who = meta.ticker or meta.company
+        return (
+            f"indexed    {who} {meta.fiscal_year}: {result.chunks} chunks, {result.facts} facts"
+            f"  ({result.source})"
+        )
+    return f"{result.outcome.value:<10} {result.source}: {result.reason}"
+
+
+def _require_every_request_met(
+    results: Sequence[IngestResult], tickers: Sequence[str], years: Sequence[int]
+) -> None:
+    have = [r.meta for r in results if r.meta is not None and r.outcome is not Outcome.SKIPPED]
+    if not tickers and not years:
+        return
+    missing = [t for t in tickers if not any(m.ticker == t for m in have)]
+    missing_years = [y for y in years if not any(m.fiscal_year == y for m in have)]
+    if missing or missing_years:
+        parts = [f"ticker {t}" for t in missing] + [f"fiscal year {y}" for y in missing_years]
+        raise NotFoundError(f"no filing indexed for {', '.join(parts)}")
+
+
+@main.command()
+@db_option
+@json_option
+def filings(db: Path | None, as_json: bool) -> None:
+    """List the indexed filings."""
+    index = open_index(_settings(db))
+    summaries = index.filings()
+    index.close()
+    if as_json:
+        click.echo(json.dumps([_filing_json(s) for s in summaries], indent=2))
+        return
+    click.echo(f"{'ticker':<7}{'cik':>9}  {'company':<28}{'FY':>5}{'items':>6}{'chunks':>7}"
+               f"{'facts':>7}  years")
+    for s in summaries:
+        years = f"{s.years_reported[0]}-{s.years_reported[-1]}" if s.years_reported else "-"
+        click.echo(
+            f"{s.ticker or '-':<7}{s.cik or '-':>9}  {s.company[:27]:<28}{s.fiscal_year:>5}"
+            f"{s.items:>6}{s.chunks:>7}{s.facts:>7}  {years}"
+        )
+
+
+def _filing_json(summary: Any) -> dict[str, Any]:
+    fields = asdict(summary)
+    fields["years_reported"] = list(summary.years_reported)
+    return {
+        key: fields[key]
+        for key in (
+            "ticker", "cik", "company", "fiscal_year", "accession", "items", "chunks", "facts",
+            "years_reported",
+        )
+    }

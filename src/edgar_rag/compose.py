@@ -1,0 +1,33 @@
+"""Settings in, adapters out: the one place that picks implementations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from edgar_rag.config import EmbedderName, Settings
+from edgar_rag.domain import Embedder
+from edgar_rag.index.embedders import HashingEmbedder, MiniLMEmbedder, OnnxMiniLMEmbedder
+from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag.ingest.edgar import EdgarClient
+
+
+def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
+    if name == "hashing":
+        return HashingEmbedder()
+    if name == "minilm":
+        return MiniLMEmbedder()
+    return OnnxMiniLMEmbedder(cache_dir / "embedders")
+
+
+def open_index(settings: Settings) -> SqliteIndex:
+    return SqliteIndex(settings.db)
+
+
+def build_edgar_client(settings: Settings) -> EdgarClient:
+    return EdgarClient(
+        http=httpx.Client(follow_redirects=True),
+        contact=settings.sec_contact,
+        cache_dir=settings.model_dir,
+    )

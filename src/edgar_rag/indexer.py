@@ -1,0 +1,146 @@
+"""Indexing filings: load, parse, embed and store each one, and say what happened to it.
+
+Each filing is its own unit of work: one that cannot be read or is not a 10-K is refused with a
+reason while the others of the same run are still indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from edgar_rag.domain import (
+    Chunk,
+    Embedder,
+    EmbedderIdentity,
+    FilingMeta,
+    ParsedFiling,
+    RawFiling,
+    Vectors,
+)
+from edgar_rag.errors import EdgarRagError, ParseError
+from edgar_rag.ingest.pipeline import ingest_filing
+
+log = logging.getLogger(__name__)
+
+
+class FilingSource(Protocol):
+    """Somewhere a filing's bytes can be loaded from (a local file, an EDGAR download)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def load(self) -> RawFiling: ...
+
+
+class IndexWriter(Protocol):
+    """The part of an index that ingest writes to."""
+
+    def ensure_embedder(self, identity: EmbedderIdentity) -> None: ...
+
+    def stored_filing(self, sha256: str) -> FilingMeta | None: ...
+
+    def write_filing(self, parsed: ParsedFiling, vectors: Vectors) -> int: ...
+
+
+class Outcome(StrEnum):
+    INDEXED = "indexed"
+    UNCHANGED = "unchanged"
+    SKIPPED = "skipped"
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True, slots=True)
+class IngestResult:
+    """What happened to one filing, with the seconds each stage took."""
+
+    source: str
+    outcome: Outcome
+    reason: str | None = None
+    meta: FilingMeta | None = None
+    chunks: int = 0
+    facts: int = 0
+    seconds: dict[str, float] | None = None
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What the embedder reads for a chunk: the Item title, then the chunk's own text."""
+    return f"{chunk.item}. {chunk.title}\n{chunk.text}"
+
+
+def index_filings(
+    sources: Iterable[FilingSource],
+    index: IndexWriter,
+    embedder: Embedder,
+    wanted: Callable[[FilingMeta], str | None] = lambda meta: None,
+    parse: Callable[[RawFiling], ParsedFiling] = ingest_filing,
+) -> Iterator[IngestResult]:
+    """Index each source in turn, yielding its result as soon as it is stored.
+
+    ``wanted`` returns a reason to skip a parsed filing (a ticker or year not asked for), or None.
+    """
+    index.ensure_embedder(embedder.identity)
+    for source in sources:
+        try:
+            yield _index_one(source, index, embedder, wanted, parse)
+        except EdgarRagError as error:
+            log.warning("filing_refused", extra={"source": source.name, "reason": str(error)})
+            yield IngestResult(source.name, Outcome.REFUSED, reason=_reason(error, source.name))
+
+
+def _index_one(
+    source: FilingSource,
+    index: IndexWriter,
+    embedder: Embedder,
+    wanted: Callable[[FilingMeta], str | None],
+    parse: Callable[[RawFiling], ParsedFiling],
+) -> IngestResult:
+    started = time.perf_counter()
+    raw = source.load()
+    stored = index.stored_filing(hashlib.sha256(raw.content).hexdigest())
+    if stored is not None:
+        return IngestResult(source.name, Outcome.UNCHANGED, "already indexed (same sha256)", stored)
+    loaded = time.perf_counter()
+    try:
+        parsed = parse(raw)
+    except RecursionError as exc:
+        raise ParseError(f"{source.name}: the HTML is nested too deeply to read") from exc
+    parsed_at = time.perf_counter()
+    skip = wanted(parsed.meta)
+    if skip is not None:
+        return IngestResult(source.name, Outcome.SKIPPED, reason=skip, meta=parsed.meta)
+    vectors = embed_chunks(parsed.chunks, embedder)
+    embedded = time.perf_counter()
+    index.write_filing(parsed, vectors)
+    written = time.perf_counter()
+    log.info(
+        "filing_ingested",
+        extra={"source": source.name, "chunks": len(parsed.chunks), "facts": len(parsed.facts)},
+    )
+    return IngestResult(
+        source.name,
+        Outcome.INDEXED,
+        meta=parsed.meta,
+        chunks=len(parsed.chunks),
+        facts=len(parsed.facts),
+        seconds={
+            "load": loaded - started,
+            "parse": parsed_at - loaded,
+            "embed": embedded - parsed_at,
+            "store": written - embedded,
+        },
+    )
+
+
+def embed_chunks(chunks: Sequence[Chunk], embedder: Embedder) -> Vectors:
+    return embedder.embed([embedding_text(chunk) for chunk in chunks])
+
+
+def _reason(error: EdgarRagError, name: str) -> str:
+    text = str(error)
+    return text.removeprefix(f"{name}: ")
