@@ -35,7 +35,7 @@ class EdgarRagGroup(click.Group):
             return super().invoke(ctx)
         except EdgarRagError as error:
             failure = click.ClickException(str(error))
-            failure.exit_code = error.exit_code
+            failure.exit_code = error.exit_code  # type: ignore[misc]
             raise failure from error
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
@@ -190,8 +190,10 @@ def filings(db: Path | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([_filing_json(s) for s in summaries], indent=2))
         return
-    click.echo(f"{'ticker':<7}{'cik':>9}  {'company':<28}{'FY':>5}{'items':>6}{'chunks':>7}"
-               f"{'facts':>7}  years")
+    click.echo(
+        f"{'ticker':<7}{'cik':>9}  {'company':<28}{'FY':>5}{'items':>6}{'chunks':>7}"
+        f"{'facts':>7}  years"
+    )
     for s in summaries:
         years = f"{s.years_reported[0]}-{s.years_reported[-1]}" if s.years_reported else "-"
         click.echo(
@@ -206,7 +208,14 @@ def _filing_json(summary: Any) -> dict[str, Any]:
     return {
         key: fields[key]
         for key in (
-            "ticker", "cik", "company", "fiscal_year", "accession", "items", "chunks", "facts",
+            "ticker",
+            "cik",
+            "company",
+            "fiscal_year",
+            "accession",
+            "items",
+            "chunks",
+            "facts",
             "years_reported",
         )
     }

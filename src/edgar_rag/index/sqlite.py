@@ -27,7 +27,6 @@ from edgar_rag.index.schema import (
     meta_row,
 )
 
-
 _M001_INITIAL = """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE filings (
@@ -183,7 +182,9 @@ class SqliteIndex:
                 db.execute("DELETE FROM filings WHERE id = ?", (filing_id,))
             columns = ", ".join(row)
             marks = ", ".join("?" for _ in row)
-            cursor = db.execute(f"INSERT INTO filings ({columns}) VALUES ({marks})", list(row.values()))
+            cursor = db.execute(
+                f"INSERT INTO filings ({columns}) VALUES ({marks})", list(row.values())
+            )
             filing_id = int(cursor.lastrowid or 0)
             db.executemany(
                 "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -194,11 +195,20 @@ class SqliteIndex:
             )
             matrix = np.ascontiguousarray(vectors, dtype=np.float32)
             db.executemany(
-                "INSERT INTO chunks (filing_id, ordinal, item, title, start, \"end\", kind, text, "
+                'INSERT INTO chunks (filing_id, ordinal, item, title, start, "end", kind, text, '
                 "vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (filing_id, c.ordinal, c.item, c.title, c.start, c.end, c.kind.value, c.text,
-                     matrix[i].tobytes())
+                    (
+                        filing_id,
+                        c.ordinal,
+                        c.item,
+                        c.title,
+                        c.start,
+                        c.end,
+                        c.kind.value,
+                        c.text,
+                        matrix[i].tobytes(),
+                    )
                     for i, c in enumerate(parsed.chunks)
                 ],
             )
@@ -206,9 +216,16 @@ class SqliteIndex:
                 "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
-                        filing_id, f.concept, f.value, f.displayed, f.unit, f.decimals,
+                        filing_id,
+                        f.concept,
+                        f.value,
+                        f.displayed,
+                        f.unit,
+                        f.decimals,
                         f.period_start.isoformat() if f.period_start else None,
-                        f.period_end.isoformat(), json.dumps(f.dimensions), f.offset,
+                        f.period_end.isoformat(),
+                        json.dumps(f.dimensions),
+                        f.offset,
                         f.chunk_ordinal,
                     )
                     for f in parsed.facts

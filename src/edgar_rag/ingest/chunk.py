@@ -53,10 +53,11 @@ def chunk_sections(
     sections: Sequence[Section],
     blocks: Sequence[Block],
     starts: Sequence[int],
+    *,
     size: int = DEFAULT_SIZE,
     overlap: int = DEFAULT_OVERLAP,
 ) -> list[Chunk]:
-    """Cut each section into chunks; ``blocks``/``starts`` are the blocks the text was joined from."""
+    """Cut each section into chunks; ``blocks`` and ``starts`` are what the text was joined from."""
     chunks: list[Chunk] = []
     block_index = 0
     for section in sections:

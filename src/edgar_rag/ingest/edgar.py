@@ -209,11 +209,11 @@ class EdgarClient:
         contact = (contact or "").strip()
         if not contact or not contact.isascii() or not contact.isprintable():
             raise ConfigError(
-                "EDGAR_RAG_SEC_CONTACT must be set to a name and e-mail in plain ASCII "
-                "(SEC requires both in the User-Agent), e.g. 'Jane Doe jane@example.com'"
+                "EDGAR_RAG_SEC_CONTACT must be set: SEC requires a name and e-mail in the "
+                "User-Agent of every request, in plain ASCII, e.g. 'Jane Doe jane@example.com'"
             )
-        if max_requests_per_s <= 0:
-            raise ValueError(f"max_requests_per_s must be positive, not {max_requests_per_s}")
+        if max_requests_per_s <= 0 or max_retries < 0:
+            raise ValueError(f"invalid limits: {max_requests_per_s}/s, {max_retries} retries")
         self._http = http
         self._cache_dir = cache_dir / "edgar"
         self._headers = {
@@ -229,17 +229,17 @@ class EdgarClient:
         self._next_slot_s = float("-inf")
 
     def resolve_tickers(self, tickers: Iterable[str]) -> dict[str, Company]:
-        """Look tickers up in any case (``BRK.B`` as ``BRK-B``); keys are spelt as EDGAR does."""
+        """Look tickers up in any case (``BRK.B`` as ``BRK-B``), keyed as the caller wrote them."""
         by_ticker: dict[str, Company] = {}
         for entry in self._ticker_entries().values():
             by_ticker.setdefault(
                 entry.ticker.upper(), Company(entry.ticker.upper(), entry.cik_str, entry.title)
             )
-        wanted = [ticker.strip().upper().replace(".", "-") for ticker in tickers]
-        unknown = [ticker for ticker in wanted if ticker not in by_ticker]
+        wanted = {ticker: ticker.strip().upper().replace(".", "-") for ticker in tickers}
+        unknown = [edgar for edgar in wanted.values() if edgar not in by_ticker]
         if unknown:
             raise NotFoundError(f"unknown ticker(s) on EDGAR: {', '.join(unknown)}")
-        return {ticker: by_ticker[ticker] for ticker in wanted}
+        return {ticker: by_ticker[edgar] for ticker, edgar in wanted.items()}
 
     def annual_reports(self, company: Company, years: Iterable[int]) -> list[EdgarFiling]:
         """The 10-Ks (not 10-K/A) whose report date matches one of ``years``, oldest first.

@@ -19,10 +19,12 @@ from edgar_rag.ingest.blocks import Anchor, Block, normalise_space
 from edgar_rag.ingest.tables import Cell, table_to_blocks
 
 _BLOCK_TAGS = frozenset(
-    "p div li ul ol h1 h2 h3 h4 h5 h6 br hr center blockquote section article body dd dt dl "
-    "pre address header footer form caption".split()
+    (
+        "p div li ul ol h1 h2 h3 h4 h5 h6 br hr center blockquote section article body dd dt dl "
+        "pre address header footer form caption"
+    ).split()
 )
-_SKIPPED_TAGS = frozenset("script style head title ix:header noscript xml".split())
+_SKIPPED_TAGS = frozenset(["script", "style", "head", "title", "ix:header", "noscript", "xml"])
 _HIDDEN = re.compile(r"display\s*:\s*none", re.IGNORECASE)
 _WHITESPACE = re.compile(r"\s+")
 FACT_TAG = "ix:nonfraction"

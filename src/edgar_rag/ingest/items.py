@@ -28,21 +28,27 @@ ITEMS: dict[str, tuple[str, str]] = {
         "Purchases of Equity Securities",
     ),
     "6": ("Part II", "[Reserved]"),
-    "7": ("Part II", "Management's Discussion and Analysis of Financial Condition and Results "
-          "of Operations"),
+    "7": (
+        "Part II",
+        "Management's Discussion and Analysis of Financial Condition and Results of Operations",
+    ),
     "7A": ("Part II", "Quantitative and Qualitative Disclosures About Market Risk"),
     "8": ("Part II", "Financial Statements and Supplementary Data"),
-    "9": ("Part II", "Changes in and Disagreements with Accountants on Accounting and "
-          "Financial Disclosure"),
+    "9": (
+        "Part II",
+        "Changes in and Disagreements with Accountants on Accounting and Financial Disclosure",
+    ),
     "9A": ("Part II", "Controls and Procedures"),
     "9B": ("Part II", "Other Information"),
     "9C": ("Part II", "Disclosure Regarding Foreign Jurisdictions that Prevent Inspections"),
     "10": ("Part III", "Directors, Executive Officers and Corporate Governance"),
     "11": ("Part III", "Executive Compensation"),
-    "12": ("Part III", "Security Ownership of Certain Beneficial Owners and Management and "
-           "Related Stockholder Matters"),
-    "13": ("Part III", "Certain Relationships and Related Transactions, and Director "
-           "Independence"),
+    "12": (
+        "Part III",
+        "Security Ownership of Certain Beneficial Owners and Management and "
+        "Related Stockholder Matters",
+    ),
+    "13": ("Part III", "Certain Relationships and Related Transactions, and Director Independence"),
     "14": ("Part III", "Principal Accountant Fees and Services"),
     "15": ("Part IV", "Exhibits and Financial Statement Schedules"),
     "16": ("Part IV", "Form 10-K Summary"),

@@ -34,9 +34,7 @@ _FORM_10K = re.compile(r"form\s+10\s*-\s*k(?!\s*/\s*a)", re.IGNORECASE)
 _FISCAL_YEAR_ENDED = re.compile(
     r"(?:fiscal\s+)?year\s+ended\s*:?\s*([A-Z][a-z]+\.?\s+\d{1,2}\s*,\s*(\d{4}))", re.IGNORECASE
 )
-_REGISTRANT = re.compile(
-    r"([^\n]{2,120})\n[^\n]{0,20}\(?exact name of registrant", re.IGNORECASE
-)
+_REGISTRANT = re.compile(r"([^\n]{2,120})\n[^\n]{0,20}\(?exact name of registrant", re.IGNORECASE)
 
 
 def sniff_format(content: bytes) -> SourceFormat:
@@ -70,7 +68,7 @@ def ingest_filing(
     text, starts = join_blocks(blocks)
     meta = _filing_meta(raw, text, xbrl, source_format)
     sections = _sections(text, blocks, starts)
-    chunks = chunk_sections(text, sections, blocks, starts, chunk_size, chunk_overlap)
+    chunks = chunk_sections(text, sections, blocks, starts, size=chunk_size, overlap=chunk_overlap)
     facts = _place_facts(xbrl, blocks, starts, chunks)
     return ParsedFiling(meta, text, tuple(sections), tuple(chunks), tuple(facts))
 

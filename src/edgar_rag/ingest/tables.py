@@ -82,7 +82,7 @@ def _merge_fragments(cells: Sequence[Cell]) -> list[Cell]:
             continue
         if pending_prefix is not None:
             shift = len(pending_prefix.text)
-            cell = Cell(
+            cell = Cell(  # noqa: PLW2901 (the figure absorbs its prefix)
                 pending_prefix.text + text,
                 pending_prefix.first_column,
                 cell.last_column,
@@ -145,7 +145,16 @@ def table_to_blocks(rows: Sequence[Sequence[Cell]], context: Sequence[str]) -> l
     column_headers = _column_headers(headers, value_columns)
     header_texts = [c.text for row in logical[:first_data] for c in row]
     scale = find_scale([*header_texts, *context[-2:]])
-    return [_labelled_row(row, column_headers, scale) for row in logical[first_data:]]
+    blocks = []
+    group = ""
+    for row in logical[first_data:]:
+        label_only = len(row) == 1 and not is_figure(row[0].text)
+        if label_only and row[0].text.endswith(":"):
+            group = row[0].text
+        blocks.append(_labelled_row(row, column_headers, scale, "" if label_only else group))
+        if row[0].text.lower().startswith("total"):
+            group = ""
+    return blocks
 
 
 def _prose_row(row: Sequence[Cell]) -> Block:
@@ -162,16 +171,34 @@ def _prose_row(row: Sequence[Cell]) -> Block:
 
 
 def _labelled_row(
-    row: Sequence[Cell], column_headers: dict[tuple[int, int], str], scale: Scale | None
+    row: Sequence[Cell],
+    column_headers: dict[tuple[int, int], str],
+    scale: Scale | None,
+    group: str,
 ) -> Block:
+    """``group`` is the label-only row above (``Earnings per share:``), prefixed to this label."""
     has_label = not is_figure(row[0].text)
+    if has_label and group:
+        first = row[0]
+        shift = len(group) + 1
+        row = [
+            Cell(
+                f"{group} {first.text}",
+                first.first_column,
+                first.last_column,
+                tuple(Anchor(a.fact_id, a.offset + shift) for a in first.anchors),
+            ),
+            *row[1:],
+        ]
     label = row[0].text if has_label else ""
     parts: list[str] = []
     anchors: list[Anchor] = []
     position = 0
     for index, cell in enumerate(row):
         header = column_headers.get((cell.first_column, cell.last_column), "")
-        prefix = f"{header}: " if header and (index or not has_label) and is_figure(cell.text) else ""
+        prefix = (
+            f"{header}: " if header and (index or not has_label) and is_figure(cell.text) else ""
+        )
         if parts:
             position += 3
         position += len(prefix)

@@ -22,8 +22,10 @@ log = logging.getLogger(__name__)
 _NUMBER_WORDS = {
     word: value
     for value, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+        (
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+        ).split()
     )
 } | {"no": 0, "none": 0, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
 _DAYS_PER_YEAR = 365.25
@@ -132,7 +134,7 @@ def _unit(element: lxml.html.HtmlElement) -> str:
 
 def _displayed_number(displayed: str, number_format: str) -> float | None:
     text = displayed.strip()
-    kind = number_format.split(":")[-1]
+    kind = number_format.rsplit(":", maxsplit=1)[-1]
     if kind in ("fixed-zero", "zerodash") or re.fullmatch(r"[-–—]+", text):
         return 0.0
     if kind in ("numwordsen", "num-word-en"):

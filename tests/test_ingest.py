@@ -1,0 +1,307 @@
+"""Parsing real 10-K filings: clean text, labelled table rows, Items, facts, chunks, metadata."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from edgar_rag.domain import ChunkKind, FilingHints, ParsedFiling, RawFiling, SourceFormat
+from edgar_rag.errors import ParseError
+from edgar_rag.ingest.blocks import Block, drop_page_furniture, is_page_number
+from edgar_rag.ingest.chunk import chunk_sections
+from edgar_rag.ingest.items import ITEMS
+from edgar_rag.ingest.pipeline import ingest_filing
+from edgar_rag.ingest.tables import Cell, table_to_blocks
+
+
+def test_the_hidden_xbrl_header_is_not_in_the_clean_text(apple_2025: ParsedFiling) -> None:
+    assert "AmendmentFlag" not in apple_2025.text
+    assert "http://fasb.org" not in apple_2025.text
+    assert apple_2025.text.startswith("UNITED STATES")
+
+
+def test_running_headers_and_page_numbers_are_dropped(apple_2025: ParsedFiling) -> None:
+    assert "2025 Form 10-K |" not in apple_2025.text
+    lines = apple_2025.text.splitlines()
+    assert not [line for line in lines if is_page_number(line)]
+
+
+def test_a_table_row_carries_its_label_column_headers_and_scale(
+    apple_2025: ParsedFiling,
+) -> None:
+    assert (
+        "Total net sales | 2025: 416,161 | 2024: 391,035 | 2023: 383,285 | (in millions)"
+        in apple_2025.text
+    )
+
+
+def test_per_share_rows_do_not_claim_the_table_scale(apple_2025: ParsedFiling) -> None:
+    lines = apple_2025.text.splitlines()
+    assert (
+        "Earnings per share: Diluted | September 27, 2025: 7.46 | September 28, 2024: 6.08 | "
+        "September 30, 2023: 6.13" in lines
+    )
+    shares = [line for line in lines if line.startswith("Shares used in computing")]
+    assert shares
+    assert all("(in millions)" not in line for line in shares)
+
+
+def test_every_item_is_found_in_order_with_its_title(apple_2025: ParsedFiling) -> None:
+    items = [s.item for s in apple_2025.sections]
+    assert items == ["Cover", *(f"Item {key}" for key in ITEMS)]
+    titles = {s.item: s.title for s in apple_2025.sections}
+    assert titles["Item 1A"] == "Risk Factors"
+    assert titles["Item 7"].startswith("Management’s Discussion and Analysis")
+
+
+def test_the_table_of_contents_is_not_taken_for_the_items(apple_2025: ParsedFiling) -> None:
+    business = next(s for s in apple_2025.sections if s.item == "Item 1")
+    body = apple_2025.text[business.start : business.end]
+    assert "Company Background" in body
+    assert len(body) > 5000
+    contents = next(s for s in apple_2025.sections if s.item == "Cover")
+    assert "Item 1A. | Risk Factors" in apple_2025.text[contents.start : contents.end]
+
+
+def test_cross_reference_only_items_are_recorded_as_such(apple_2025: ParsedFiling) -> None:
+    flags = {s.item: s.cross_reference for s in apple_2025.sections}
+    assert flags["Item 10"]
+    assert flags["Item 14"]
+    assert not flags["Item 7"]
+    assert not flags["Item 1A"]
+
+
+def test_metadata_comes_from_the_cover_facts(apple_2025: ParsedFiling) -> None:
+    meta = apple_2025.meta
+    assert (meta.company, meta.cik, meta.ticker, meta.form) == (
+        "Apple Inc.",
+        320193,
+        "AAPL",
+        "10-K",
+    )
+    assert (meta.fiscal_year, meta.period_end) == (2025, date(2025, 9, 27))
+    assert meta.years_reported == (2023, 2024, 2025)
+    assert meta.source_format is SourceFormat.HTML
+    assert meta.filing_date == date(2025, 10, 31)
+
+
+def test_a_52_53_week_filer_reports_its_own_fiscal_years(
+    sample_filings: dict[str, ParsedFiling],
+) -> None:
+    home_depot = sample_filings["HD-2024"].meta
+    assert home_depot.period_end == date(2025, 2, 2)
+    assert home_depot.years_reported == (2022, 2023, 2024)
+
+
+def test_facts_are_scaled_signed_and_point_at_the_chunk_that_prints_them(
+    apple_2025: ParsedFiling,
+) -> None:
+    revenue = [
+        f
+        for f in apple_2025.facts
+        if f.concept == "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax"
+        and not f.dimensions
+        and f.period_end == date(2025, 9, 27)
+    ]
+    assert revenue
+    assert {f.value for f in revenue} == {416_161_000_000.0}
+    assert all(f.unit == "usd" and f.decimals == -6 for f in revenue)
+    for fact in revenue:
+        assert fact.chunk_ordinal is not None
+        assert fact.offset is not None
+        chunk = apple_2025.chunks[fact.chunk_ordinal]
+        assert chunk.start <= fact.offset < chunk.end
+        assert apple_2025.text[fact.offset : fact.offset + len(fact.displayed)] == "416,161"
+    negative = [f for f in apple_2025.facts if f.value < 0]
+    assert negative, "facts with sign='-' are negated"
+
+
+def test_dimensional_facts_keep_their_axis_and_member(apple_2025: ParsedFiling) -> None:
+    iphone = [
+        f
+        for f in apple_2025.facts
+        if any(member.endswith("IPhoneMember") for _, member in f.dimensions)
+    ]
+    assert iphone
+    assert all(axis for fact in iphone for axis, _ in fact.dimensions)
+
+
+def test_chunks_are_exact_spans_inside_one_item(sample_filings: dict[str, ParsedFiling]) -> None:
+    for parsed in sample_filings.values():
+        for chunk in parsed.chunks:
+            assert chunk.text == parsed.text[chunk.start : chunk.end]
+            section = next(s for s in parsed.sections if s.item == chunk.item)
+            assert section.start <= chunk.start
+            assert chunk.end <= section.end
+
+
+def test_no_chunk_splits_a_table_row(sample_filings: dict[str, ParsedFiling]) -> None:
+    for parsed in sample_filings.values():
+        rows = [m.span() for m in re.finditer(r"^[^\n]* \| [^\n]*$", parsed.text, re.MULTILINE)]
+        boundaries = {c.start for c in parsed.chunks} | {c.end for c in parsed.chunks}
+        for start, end in rows:
+            assert not any(start < b < end for b in boundaries)
+
+
+def test_table_chunks_are_marked_as_tables(apple_2025: ParsedFiling) -> None:
+    tables = [c for c in apple_2025.chunks if c.kind is ChunkKind.TABLE]
+    assert tables
+    assert all(" | " in c.text for c in tables)
+
+
+def test_a_pdf_filing_ingests_with_its_items(sample_filings: dict[str, ParsedFiling]) -> None:
+    three_m = sample_filings["3M-2018"]
+    assert three_m.meta.source_format is SourceFormat.PDF
+    assert three_m.meta.period_end == date(2018, 12, 31)
+    assert "Item 1" in {s.item for s in three_m.sections}
+    assert "Purchases of property, plant and equipment" in three_m.text
+
+
+def test_a_plain_text_filing_ingests() -> None:
+    text = (
+        "UNITED STATES SECURITIES AND EXCHANGE COMMISSION\n\nFORM 10-K\n\n"
+        "For the fiscal year ended December 31, 2024\n\nExample Corp\n"
+        "(Exact name of registrant as specified in its charter)\n\n"
+        "PART I\n\nItem 1. Business\n\nExample Corp makes examples. It sells them widely.\n\n"
+        "Item 1A. Risk Factors\n\nExamples may go out of fashion.\n\n"
+        "Item 7. Management's Discussion and Analysis\n\n"
+        "Net sales   1,234   1,100\n\nSales grew 12% on demand.\n"
+    )
+    parsed = ingest_filing(RawFiling(text.encode(), "example.txt"))
+    assert parsed.meta.company == "Example Corp"
+    assert parsed.meta.fiscal_year == 2024
+    assert [s.item for s in parsed.sections] == ["Cover", "Item 1", "Item 1A", "Item 7"]
+    assert "Net sales 1,234 1,100" in parsed.text.splitlines()
+
+
+def test_hints_name_a_filing_that_does_not_name_itself() -> None:
+    text = b"FORM 10-K\n\nItem 1. Business\n\nWe make things.\n"
+    hints = FilingHints(company="Hinted Co", fiscal_year=2019, ticker="HNT")
+    parsed = ingest_filing(RawFiling(text, "hinted.txt", hints))
+    assert (parsed.meta.company, parsed.meta.fiscal_year, parsed.meta.ticker) == (
+        "Hinted Co",
+        2019,
+        "HNT",
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty"),
+        (b"<html><body><p>Quarterly report</p>", "truncated"),
+        (b"<html><body><p>FORM 10-Q for the quarter</p></body></html>", "not a 10-K"),
+        (b"%PDF-1.4 this is not really a pdf", "not a readable PDF"),
+        (b"\x00\x01\x02binary", "binary"),
+    ],
+)
+def test_a_file_that_is_not_a_10k_is_refused_naming_it(content: bytes, message: str) -> None:
+    with pytest.raises(ParseError, match=message) as raised:
+        ingest_filing(RawFiling(content, "bad/file.htm"))
+    assert str(raised.value).startswith("bad/file.htm")
+
+
+def test_a_10q_with_cover_facts_is_refused() -> None:
+    html = (
+        b'<html><body><div style="display:none"><ix:header><ix:hidden>'
+        b'<ix:nonNumeric name="dei:DocumentType" contextRef="c1">10-Q</ix:nonNumeric>'
+        b"</ix:hidden></ix:header></div><p>FORM 10-K</p></body></html>"
+    )
+    with pytest.raises(ParseError, match="a 10-Q filing, not a 10-K"):
+        ingest_filing(RawFiling(html, "q.htm"))
+
+
+def test_a_truncated_copy_of_a_real_filing_is_refused(sample_dir: object) -> None:
+    from pathlib import Path  # noqa: PLC0415
+
+    from edgar_rag.ingest.local import find_local_filings  # noqa: PLC0415
+
+    local = find_local_filings([Path(str(sample_dir))])[0]
+    raw = local.load()
+    with pytest.raises(ParseError, match="truncated"):
+        ingest_filing(RawFiling(raw.content[: len(raw.content) // 2], raw.source))
+
+
+def test_a_labelled_row_reads_alone() -> None:
+    rows = [
+        [Cell("", 0, 0), Cell("Years ended", 1, 4)],
+        [Cell("", 0, 0), Cell("2025", 1, 2), Cell("2024", 3, 4)],
+        [
+            Cell("Net sales", 0, 0),
+            Cell("$", 1, 1),
+            Cell("1,000", 2, 2),
+            Cell("$", 3, 3),
+            Cell("900", 4, 4),
+        ],
+        [
+            Cell("Net loss", 0, 0),
+            Cell("(12", 1, 2),
+            Cell(")", 2, 2),
+            Cell("(3", 3, 4),
+            Cell(")", 4, 4),
+        ],
+    ]
+    blocks = table_to_blocks(rows, ["Results (in thousands)"])
+    assert [b.text for b in blocks] == [
+        "Net sales | 2025: 1,000 | 2024: 900 | (in thousands)",
+        "Net loss | 2025: (12) | 2024: (3) | (in thousands)",
+    ]
+    assert all(b.kind is ChunkKind.TABLE for b in blocks)
+
+
+def test_a_layout_table_without_figures_stays_prose() -> None:
+    blocks = table_to_blocks([[Cell("Item 7.", 0, 0), Cell("Management's Discussion", 1, 1)]], [])
+    assert [(b.text, b.kind) for b in blocks] == [
+        ("Item 7. Management's Discussion", ChunkKind.PROSE)
+    ]
+
+
+def test_a_repeated_short_line_is_furniture_but_an_item_heading_is_not() -> None:
+    blocks = [Block(f"Acme Corp | 2024 Form 10-K | {page}") for page in range(1, 5)]
+    blocks += [Block("Item 7. Management's Discussion")] * 3 + [Block("12"), Block("Body text.")]
+    kept = [b.text for b in drop_page_furniture(blocks)]
+    assert kept == ["Item 7. Management's Discussion"] * 3 + ["Body text."]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.text(alphabet="abcdefgh .,", min_size=1, max_size=400), st.booleans()),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(min_value=100, max_value=900),
+    st.integers(min_value=0, max_value=200),
+)
+def test_chunking_covers_every_block_and_never_splits_a_row(
+    parts: list[tuple[str, bool]], size: int, overlap: int
+) -> None:
+    from edgar_rag.domain import Section  # noqa: PLC0415
+    from edgar_rag.ingest.blocks import join_blocks  # noqa: PLC0415
+
+    blocks = [
+        Block(text.strip() or "x", ChunkKind.TABLE if is_row else ChunkKind.PROSE)
+        for text, is_row in parts
+    ]
+    text, starts = join_blocks(blocks)
+    chunks = chunk_sections(
+        text,
+        [Section("Item 1", "Part I", "B", 0, len(text))],
+        blocks,
+        starts,
+        size=size,
+        overlap=overlap,
+    )
+    covered: set[int] = set()
+    for chunk in chunks:
+        assert chunk.text == text[chunk.start : chunk.end]
+        covered.update(range(chunk.start, chunk.end))
+    for block, start in zip(blocks, starts, strict=True):
+        if block.text.strip():
+            assert start in covered
+        if block.kind is ChunkKind.TABLE:
+            assert any(c.start <= start and start + len(block.text) <= c.end for c in chunks)
