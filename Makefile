@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 FIND_LINKS ?= $(shell pip config get global.find-links 2>/dev/null || echo /opt/wheels)
 UV := $(BIN)/uv
 
-.PHONY: setup check lint test test-fast bench eval docs-check clean demo
+.PHONY: setup lock check lint test bench docs-check clean demo
 
 setup: $(BIN)/edgar-rag
 
@@ -37,6 +37,10 @@ docs-check: setup
 
 bench: setup
 	$(BIN)/python -m edgar_rag.bench.ingest --corpus ../shared/corpus --out docs/performance.md
+
+demo: setup
+	$(BIN)/edgar-rag ingest --from src/edgar_rag/sample
+	$(BIN)/edgar-rag filings
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

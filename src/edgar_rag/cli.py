@@ -16,9 +16,9 @@ from typing import Any
 import click
 
 from edgar_rag import __version__
-from edgar_rag.compose import build_edgar_client, build_embedder, open_index
+from edgar_rag.compose import build_edgar_client, build_embedder, build_searcher, open_index
 from edgar_rag.config import Settings, load_settings
-from edgar_rag.domain import FilingMeta, RawFiling
+from edgar_rag.domain import FilingMeta, Hit, RawFiling
 from edgar_rag.errors import EdgarRagError, NotFoundError
 from edgar_rag.indexer import FilingSource, IngestResult, Outcome, index_filings
 from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
@@ -87,7 +87,9 @@ def ingest(
     if paths:
         sources = [f for f in find_local_filings(paths) if f.matches(tickers, years)]
         if not sources:
-            raise NotFoundError(f"no filing found under {', '.join(map(str, paths))}")
+            wanted = " ".join([*tickers, *map(str, years)])
+            what = f"no filing for {wanted}" if wanted else "no filing"
+            raise NotFoundError(f"{what} found under {', '.join(map(str, paths))}")
     elif tickers:
         sources = _edgar_sources(settings, tickers, years)
     else:
@@ -179,6 +181,50 @@ def _require_every_request_met(
         raise NotFoundError(f"no filing indexed for {', '.join(parts)}")
 
 
+def _scope_options(command: Callable[..., None]) -> Callable[..., None]:
+    command = click.option("--year", type=int, help="Fiscal year (default: the latest indexed).")(
+        command
+    )
+    command = click.option("--cik", type=int, help="Scope to this company by CIK.")(command)
+    return click.option("--ticker", help="Scope to this company's filing.")(command)
+
+
+@main.command()
+@click.argument("question")
+@_scope_options
+@click.option("-k", "k", type=click.IntRange(1, 50), default=5, show_default=True)
+@db_option
+@json_option
+def search(
+    question: str,
+    ticker: str | None,
+    cik: int | None,
+    year: int | None,
+    k: int,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Rank the passages that best answer QUESTION (one filing, or the whole corpus)."""
+    if not question.strip():
+        raise click.BadParameter("the question is empty", param_hint="QUESTION")
+    settings = _settings(db)
+    index = open_index(settings)
+    searcher = build_searcher(settings, index)
+    scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
+    hits = searcher.search(question, scope, k)
+    index.close()
+    if as_json:
+        click.echo(json.dumps([hit_json(hit) for hit in hits], indent=2))
+        return
+    for hit in hits:
+        chunk, filing = hit.passage.chunk, hit.passage.filing
+        click.echo(
+            f"[{hit.rank}] {filing.ticker or filing.company} FY{filing.fiscal_year} {chunk.item} "
+            f"{chunk.title}  (score {hit.score:.4f}, cosine {hit.cosine:.3f})"
+        )
+        click.echo("    " + chunk.text.replace("\n", "\n    "))
+
+
 @main.command()
 @db_option
 @json_option
@@ -218,4 +264,24 @@ def _filing_json(summary: Any) -> dict[str, Any]:
             "facts",
             "years_reported",
         )
+    }
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    """A search hit as the JSON of ``edgar-rag search --json`` and ``POST /search``."""
+    chunk, filing = hit.passage.chunk, hit.passage.filing
+    return {
+        "rank": hit.rank,
+        "score": round(hit.score, 6),
+        "cosine": round(hit.cosine, 6),
+        "item": chunk.item,
+        "title": chunk.title,
+        "text": chunk.text,
+        "start": chunk.start,
+        "end": chunk.end,
+        "ticker": filing.ticker,
+        "cik": filing.cik,
+        "company": filing.company,
+        "fiscal_year": filing.fiscal_year,
+        "accession": filing.accession,
     }

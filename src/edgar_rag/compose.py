@@ -11,6 +11,7 @@ from edgar_rag.domain import Embedder
 from edgar_rag.index.embedders import HashingEmbedder, MiniLMEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.edgar import EdgarClient
+from edgar_rag.retrieve.search import Searcher
 
 
 def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
@@ -23,6 +24,15 @@ def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
 
 def open_index(settings: Settings) -> SqliteIndex:
     return SqliteIndex(settings.db)
+
+
+def build_searcher(settings: Settings, index: SqliteIndex) -> Searcher:
+    """A searcher whose query embedder is the one that built the index."""
+    embedder = build_embedder(settings.embedder, settings.model_dir)
+    recorded = index.embedder_identity()
+    if recorded is not None and recorded != embedder.identity:
+        index.ensure_embedder(embedder.identity)
+    return Searcher(index, embedder)
 
 
 def build_edgar_client(settings: Settings) -> EdgarClient:

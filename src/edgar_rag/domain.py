@@ -178,3 +178,59 @@ class Embedder(Protocol):
     def identity(self) -> EmbedderIdentity: ...
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A stored chunk with the filing it belongs to."""
+
+    chunk_id: int
+    filing_id: int
+    chunk: Chunk
+    filing: FilingMeta
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Where a search looks: one filing, or the whole corpus (``filing_id`` None)."""
+
+    filing_id: int | None = None
+    filing: FilingMeta | None = None
+
+    @property
+    def corpus_wide(self) -> bool:
+        return self.filing_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One ranked search result."""
+
+    rank: int
+    passage: Passage
+    score: float
+    """The fused reciprocal-rank score (higher is better)."""
+    cosine: float
+    """Cosine between the question and the passage embeddings."""
+    dense_rank: int | None
+    lexical_rank: int | None
+
+
+ScoredIds = list[tuple[int, float]]
+"""Chunk ids with a score, best first."""
+
+
+class PassageIndex(Protocol):
+    """What search needs from a store; SQLite and PostgreSQL both fit it."""
+
+    def resolve_scope(
+        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+    ) -> Scope: ...
+
+    def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds: ...
+
+    def lexical_search(self, terms: Sequence[str], filing_id: int | None, k: int) -> ScoredIds: ...
+
+    def passages(self, chunk_ids: Sequence[int]) -> dict[int, Passage]: ...
+
+    def vectors(self, chunk_ids: Sequence[int]) -> Vectors: ...

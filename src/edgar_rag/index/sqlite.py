@@ -9,15 +9,26 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
-from edgar_rag.domain import EmbedderIdentity, FilingMeta, ParsedFiling, Vectors
-from edgar_rag.errors import IndexMismatchError, SourceError
+from edgar_rag.domain import (
+    Chunk,
+    ChunkKind,
+    EmbedderIdentity,
+    FilingMeta,
+    ParsedFiling,
+    Passage,
+    Scope,
+    ScoredIds,
+    Vectors,
+)
+from edgar_rag.errors import IndexMismatchError, NotFoundError, SourceError
 from edgar_rag.index.schema import (
     SCHEMA_VERSION,
     FilingSummary,
@@ -116,6 +127,8 @@ class SqliteIndex:
         self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute("PRAGMA synchronous = NORMAL")
         self._migrate()
+        self._matrices: dict[int | None, tuple[npt.NDArray[np.int64], Vectors]] = {}
+        self._generation = self._data_version()
 
     def close(self) -> None:
         self.db.close()
@@ -287,6 +300,134 @@ class SqliteIndex:
             table: int(self.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
             for table in ("filings", "sections", "chunks", "facts")
         }
+
+    # -- search -------------------------------------------------------------------------------
+
+    def resolve_scope(
+        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+    ) -> Scope:
+        """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
+        if ticker is None and cik is None:
+            if fiscal_year is not None:
+                raise NotFoundError("a fiscal year needs a ticker or CIK to go with it")
+            return Scope()
+        key, value, label = (
+            ("ticker", ticker.upper(), f"ticker {ticker.upper()}")
+            if ticker is not None
+            else ("cik", cik, f"CIK {cik}")
+        )
+        rows = self.db.execute(
+            f"SELECT * FROM filings WHERE {key} = ? ORDER BY fiscal_year DESC", (value,)
+        ).fetchall()
+        if not rows:
+            raise NotFoundError(f"{label} is not indexed")
+        if fiscal_year is not None:
+            rows_for_year = [row for row in rows if row["fiscal_year"] == fiscal_year]
+            if not rows_for_year:
+                years = ", ".join(str(row["fiscal_year"]) for row in reversed(rows))
+                raise NotFoundError(
+                    f"{label} has no indexed filing for fiscal year {fiscal_year}; "
+                    f"indexed years: {years}"
+                )
+            rows = rows_for_year
+        return Scope(int(rows[0]["id"]), meta_from_row(dict(rows[0])))
+
+    def _data_version(self) -> tuple[int, ...]:
+        """Changes whenever a filing is written, here or by another connection."""
+        version = self.db.execute("PRAGMA data_version").fetchone()[0]
+        count, last = self.db.execute(
+            "SELECT count(*), coalesce(max(id), 0) FROM filings"
+        ).fetchone()
+        return (int(version), int(count), int(last))
+
+    def _matrix(self, filing_id: int | None) -> tuple[npt.NDArray[np.int64], Vectors]:
+        generation = self._data_version()
+        if generation != self._generation:
+            self._matrices.clear()
+            self._generation = generation
+        if filing_id not in self._matrices:
+            if filing_id is None:
+                rows = self.db.execute("SELECT id, vector FROM chunks ORDER BY id").fetchall()
+            else:
+                rows = self.db.execute(
+                    "SELECT id, vector FROM chunks WHERE filing_id = ? ORDER BY id", (filing_id,)
+                ).fetchall()
+            ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+            blob = b"".join(row[1] for row in rows)
+            matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1)
+            if len(self._matrices) > 8:
+                self._matrices.pop(next(iter(self._matrices)))
+            self._matrices[filing_id] = (ids, matrix)
+        return self._matrices[filing_id]
+
+    def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds:
+        """Exact cosine (vectors are unit length) over one filing or the whole corpus."""
+        ids, matrix = self._matrix(filing_id)
+        if not len(ids):
+            return []
+        scores = matrix @ vector.astype(np.float32)
+        top = np.argpartition(-scores, min(k, len(ids) - 1))[:k]
+        top = top[np.argsort(-scores[top])]
+        return [(int(ids[i]), float(scores[i])) for i in top]
+
+    def lexical_search(self, terms: Sequence[str], filing_id: int | None, k: int) -> ScoredIds:
+        """BM25 through FTS5 over the given terms (any of them may match)."""
+        if not terms:
+            return []
+        match = " OR ".join('"' + term.replace('"', "") + '"' for term in terms)
+        scope = "AND c.filing_id = ?" if filing_id is not None else ""
+        parameters: list[object] = [match, *([filing_id] if filing_id is not None else []), k]
+        rows = self.db.execute(
+            f"""
+            SELECT c.id, bm25(chunks_fts) AS rank
+            FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+            WHERE chunks_fts MATCH ? {scope}
+            ORDER BY rank LIMIT ?
+            """,
+            parameters,
+        ).fetchall()
+        return [(int(row[0]), -float(row[1])) for row in rows]
+
+    def passages(self, chunk_ids: Sequence[int]) -> dict[int, Passage]:
+        if not chunk_ids:
+            return {}
+        marks = ", ".join("?" for _ in chunk_ids)
+        rows = self.db.execute(
+            f'SELECT id, filing_id, ordinal, item, title, start, "end", kind, text '
+            f"FROM chunks WHERE id IN ({marks})",
+            list(chunk_ids),
+        ).fetchall()
+        filings = {fid: self.filing_meta(fid) for fid in {int(row["filing_id"]) for row in rows}}
+        return {
+            int(row["id"]): Passage(
+                int(row["id"]),
+                int(row["filing_id"]),
+                Chunk(
+                    row["ordinal"],
+                    row["item"],
+                    row["title"],
+                    row["start"],
+                    row["end"],
+                    row["text"],
+                    ChunkKind(row["kind"]),
+                ),
+                filings[int(row["filing_id"])],
+            )
+            for row in rows
+        }
+
+    def vectors(self, chunk_ids: Sequence[int]) -> Vectors:
+        if not chunk_ids:
+            return np.zeros((0, 0), dtype=np.float32)
+        marks = ", ".join("?" for _ in chunk_ids)
+        found = {
+            int(row[0]): row[1]
+            for row in self.db.execute(
+                f"SELECT id, vector FROM chunks WHERE id IN ({marks})", list(chunk_ids)
+            )
+        }
+        blob = b"".join(found[i] for i in chunk_ids)
+        return np.frombuffer(blob, dtype=np.float32).reshape(len(chunk_ids), -1)
 
 
 def _now() -> str:

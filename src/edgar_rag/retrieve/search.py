@@ -1,0 +1,116 @@
+"""Hybrid search: dense cosine and BM25 inside one filing (or across the corpus), fused by
+reciprocal rank, with near-duplicate passages removed so that k slots carry k different passages.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from edgar_rag.domain import Embedder, Hit, PassageIndex, Scope
+from edgar_rag.retrieve.fuse import fuse_rankings
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9'&.-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
+STOPWORDS = frozenset(
+    (
+        "a an and are as at be been by did do does for from had has have how i in is it its "
+        "of on or s the their them there these they this those to was were what when where "
+        "which who whom why will with would you your company company's fiscal year years much "
+        "many report reported say says tell me please about"
+    ).split()
+)
+
+
+def query_terms(question: str) -> list[str]:
+    """The words of a question worth matching lexically (stopwords and repeats removed)."""
+    words = [w.lower().strip(".'") for w in _WORD.findall(question)]
+    return list(dict.fromkeys(w for w in words if w and w not in STOPWORDS))
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """The knobs of hybrid search; the defaults are the measured ones (docs/retrieval.md)."""
+
+    dense: bool = True
+    lexical: bool = True
+    dedup: bool = True
+    candidates: int = 40
+    """How many passages each ranker contributes before fusion."""
+    rrf_k: int = 60
+    duplicate_cosine: float = 0.95
+    """Two passages at least this close in embedding space count as one."""
+
+
+@dataclass(slots=True)
+class SearchTimings:
+    embed_ms: float = 0.0
+    search_ms: float = 0.0
+    fuse_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class Searcher:
+    """Finds passages for a question inside a scope."""
+
+    index: PassageIndex
+    embedder: Embedder
+    settings: SearchSettings = field(default_factory=SearchSettings)
+    last_timings: SearchTimings = field(default_factory=SearchTimings)
+
+    def search(self, question: str, scope: Scope, k: int = 5) -> list[Hit]:
+        started = time.perf_counter()
+        query = self.embedder.embed([question])[0]
+        embedded = time.perf_counter()
+        settings = self.settings
+        dense = (
+            self.index.dense_search(query, scope.filing_id, settings.candidates)
+            if settings.dense
+            else []
+        )
+        lexical = (
+            self.index.lexical_search(query_terms(question), scope.filing_id, settings.candidates)
+            if settings.lexical
+            else []
+        )
+        searched = time.perf_counter()
+        fused = fuse_rankings([[i for i, _ in dense], [i for i, _ in lexical]], settings.rrf_k)
+        ids = [chunk_id for chunk_id, _ in fused]
+        vectors = self.index.vectors(ids)
+        cosines = vectors @ query if ids else np.zeros(0, dtype=np.float32)
+        keep = _distinct(vectors, k, settings.duplicate_cosine if settings.dedup else 1.01)
+        chosen = [ids[i] for i in keep]
+        passages = self.index.passages(chosen)
+        dense_rank = {chunk_id: rank for rank, (chunk_id, _) in enumerate(dense, 1)}
+        lexical_rank = {chunk_id: rank for rank, (chunk_id, _) in enumerate(lexical, 1)}
+        hits = [
+            Hit(
+                rank=rank,
+                passage=passages[ids[i]],
+                score=fused[i][1],
+                cosine=float(cosines[i]),
+                dense_rank=dense_rank.get(ids[i]),
+                lexical_rank=lexical_rank.get(ids[i]),
+            )
+            for rank, i in enumerate(keep, 1)
+        ]
+        done = time.perf_counter()
+        self.last_timings = SearchTimings(
+            embed_ms=(embedded - started) * 1000,
+            search_ms=(searched - embedded) * 1000,
+            fuse_ms=(done - searched) * 1000,
+        )
+        return hits
+
+
+def _distinct(vectors: np.ndarray, k: int, threshold: float) -> list[int]:
+    """Indices of the first ``k`` rows, in order, skipping rows too close to one already kept."""
+    kept: list[int] = []
+    for i in range(len(vectors)):
+        if all(float(vectors[i] @ vectors[j]) < threshold for j in kept):
+            kept.append(i)
+            if len(kept) == k:
+                break
+    return kept

@@ -1,0 +1,133 @@
+"""The edgar-rag command as a user meets it: exit codes, one-line errors, data on stdout."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from edgar_rag.cli import main
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("EDGAR_RAG_DB", str(tmp_path / "index.db"))
+    monkeypatch.setenv("EDGAR_RAG_EMBEDDER", "hashing")
+    monkeypatch.setenv("EDGAR_RAG_MODEL_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("EDGAR_RAG_SEC_CONTACT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return CliRunner()
+
+
+def invoke(runner: CliRunner, *args: str) -> Result:
+    return runner.invoke(main, list(args), catch_exceptions=False)
+
+
+def test_ingest_then_list_the_filings_as_json(run: CliRunner, sample_dir: Path) -> None:
+    ingested = invoke(run, "ingest", "--from", str(sample_dir))
+    assert ingested.exit_code == 0, ingested.output
+    assert "indexed    AAPL 2025" in ingested.stdout
+    listed = invoke(run, "filings", "--json")
+    rows = json.loads(listed.stdout)
+    apple = next(r for r in rows if r["ticker"] == "AAPL" and r["fiscal_year"] == 2025)
+    assert set(apple) == {
+        "ticker", "cik", "company", "fiscal_year", "accession", "items", "chunks", "facts",
+        "years_reported",
+    }  # fmt: skip
+    assert apple["cik"] == 320193
+    assert apple["years_reported"] == [2023, 2024, 2025]
+    table = invoke(run, "filings")
+    assert "Apple Inc." in table.stdout
+
+
+def test_filters_by_ticker_and_year(run: CliRunner, sample_dir: Path) -> None:
+    result = invoke(
+        run, "ingest", "--from", str(sample_dir), "--tickers", "aapl", "--years", "2024"
+    )
+    assert result.exit_code == 0, result.output
+    rows = json.loads(invoke(run, "filings", "--json").stdout)
+    assert [(r["ticker"], r["fiscal_year"]) for r in rows] == [("AAPL", 2024)]
+
+
+def test_a_bad_file_is_refused_and_the_good_ones_still_indexed(
+    run: CliRunner, sample_copy: Path
+) -> None:
+    (sample_copy / "notes.txt").write_text("Quarterly notes, nothing annual here.\n")
+    truncated = sample_copy / "truncated.htm"
+    truncated.write_bytes(b"<html><body><p>FORM 10-K</p>" * 10)
+    result = invoke(run, "ingest", "--from", str(sample_copy))
+    assert result.exit_code == 1
+    assert f"refused    {sample_copy / 'notes.txt'}: not a 10-K" in result.stdout
+    assert "truncated.htm: the HTML looks truncated" in result.stdout
+    assert "Traceback" not in result.output
+    rows = json.loads(invoke(run, "filings", "--json").stdout)
+    assert len(rows) == 5
+
+
+def test_a_missing_path_is_one_line_and_a_non_zero_exit(run: CliRunner, tmp_path: Path) -> None:
+    result = run.invoke(main, ["ingest", "--from", str(tmp_path / "nowhere")])
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        f"Error: {tmp_path / 'nowhere'}: no such file or folder"
+    ]
+
+
+def test_a_ticker_with_no_local_filing_is_named(run: CliRunner, sample_dir: Path) -> None:
+    result = run.invoke(main, ["ingest", "--from", str(sample_dir), "--tickers", "ZZZZ"])
+    assert result.exit_code == 1
+    assert "no filing for ZZZZ found under" in result.stderr
+
+
+def test_a_year_with_no_filing_is_named(run: CliRunner, sample_dir: Path) -> None:
+    result = run.invoke(
+        main, ["ingest", "--from", str(sample_dir), "--tickers", "AAPL", "--years", "2019"]
+    )
+    assert result.exit_code == 1
+    assert "Error: no filing for AAPL 2019 found under" in result.stderr
+
+
+def test_edgar_without_a_contact_is_a_config_error(run: CliRunner) -> None:
+    result = run.invoke(main, ["ingest", "--tickers", "AAPL", "--years", "2025"])
+    assert result.exit_code == 2
+    assert "EDGAR_RAG_SEC_CONTACT" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_an_index_of_another_embedder_is_refused_in_one_line(
+    run: CliRunner, sample_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    single = tmp_path / "one"
+    single.mkdir()
+    shutil.copy(sample_dir / "filings" / "WFC" / "2024" / "wfc-10-k-2025-02-25.html.gz", single)
+    assert invoke(run, "ingest", "--from", str(single)).exit_code == 0
+    monkeypatch.setenv("EDGAR_RAG_EMBEDDER", "minilm")
+    result = run.invoke(main, ["search", "revenue", "--ticker", "WFC"])
+    assert result.exit_code == 1
+    assert "was built by hashing" in result.stderr
+
+
+def test_search_returns_ranked_passages_of_one_filing(run: CliRunner, sample_dir: Path) -> None:
+    invoke(run, "ingest", "--from", str(sample_dir))
+    result = invoke(
+        run, "search", "Total net sales", "--ticker", "AAPL", "--year", "2024", "--json"
+    )
+    hits = json.loads(result.stdout)
+    assert [h["rank"] for h in hits] == [1, 2, 3, 4, 5]
+    assert {h["fiscal_year"] for h in hits} == {2024}
+    assert set(hits[0]) >= {"rank", "score", "cosine", "item", "title", "text", "accession"}
+    text = invoke(run, "search", "Total net sales", "--ticker", "AAPL").stdout
+    assert text.startswith("[1] AAPL FY2025")
+
+
+def test_search_errors_are_one_line(run: CliRunner, sample_dir: Path) -> None:
+    invoke(run, "ingest", "--from", str(sample_dir))
+    unknown = run.invoke(main, ["search", "revenue", "--ticker", "ZZZZ"])
+    assert (unknown.exit_code, unknown.stderr.strip()) == (1, "Error: ticker ZZZZ is not indexed")
+    year = run.invoke(main, ["search", "revenue", "--ticker", "AAPL", "--year", "2001"])
+    assert "indexed years: 2024, 2025" in year.stderr
+    empty = run.invoke(main, ["search", "  ", "--ticker", "AAPL"])
+    assert empty.exit_code == 2
+    assert "the question is empty" in empty.stderr

@@ -1,0 +1,123 @@
+"""The hand-written narrative question set: well formed, spread out, phrases verbatim."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field
+
+from edgar_rag.domain import RawFiling
+from edgar_rag.ingest.pipeline import ingest_filing
+
+NARRATIVE = Path(__file__).resolve().parents[1] / "data" / "retrieval" / "narrative.jsonl"
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+MANIFEST = CORPUS / "filings" / "manifest.csv"
+
+# The companies of the corpus manifest, for when the corpus is not next to the repository.
+CORPUS_TICKERS = frozenset(
+    {"AAPL", "NVDA", "AMZN", "TSLA", "WMT", "HD", "JNJ", "META"}
+    | {"WFC", "V", "PGR", "UNP", "BA", "PG", "MCD", "GOOGL"}
+)
+ITEM_PATTERN = r"^(Item \d{1,2}[A-C]?|Document)$"
+
+Topic = Literal[
+    "risk",
+    "segment",
+    "strategy",
+    "competition",
+    "people",
+    "cyber",
+    "legal",
+    "property",
+    "market-risk",
+    "accounting",
+    "controls",
+    "capital",
+    "supply",
+    "regulation",
+    "other",
+]
+
+
+class NarrativeQuestion(BaseModel):
+    """One line of ``narrative.jsonl``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^n\d{2,}$")
+    ticker: str
+    fiscal_year: int
+    question: str = Field(min_length=10)
+    item: str = Field(pattern=ITEM_PATTERN)
+    phrase: str
+    topic: Topic
+
+
+@cache
+def _questions() -> tuple[NarrativeQuestion, ...]:
+    lines = NARRATIVE.read_text(encoding="utf-8").splitlines()
+    return tuple(NarrativeQuestion.model_validate_json(line) for line in lines if line.strip())
+
+
+def _manifest() -> list[dict[str, str]]:
+    with MANIFEST.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_every_line_is_a_valid_question() -> None:
+    questions = _questions()
+    assert questions
+    for question in questions:
+        assert 4 <= len(question.phrase.split()) <= 12, question.id
+        assert question.phrase.strip() == question.phrase, question.id
+
+
+def test_ids_are_unique() -> None:
+    ids = [question.id for question in _questions()]
+    assert len(ids) == len(set(ids))
+
+
+def test_there_are_at_least_forty_questions() -> None:
+    assert len(_questions()) >= 40
+
+
+def test_every_company_of_the_corpus_appears() -> None:
+    companies = {row["ticker"] for row in _manifest()} if MANIFEST.exists() else CORPUS_TICKERS
+    asked = {question.ticker for question in _questions()}
+    assert companies - asked == set()
+
+
+def test_the_main_items_are_all_asked_about() -> None:
+    items = {question.item for question in _questions()}
+    wanted = {"Item 1", "Item 1A", "Item 1C", "Item 2", "Item 3", "Item 5", "Item 7", "Item 7A"}
+    assert wanted | {"Item 8", "Item 9A", "Document"} <= items
+
+
+@pytest.mark.skipif(
+    not MANIFEST.exists(),
+    reason=f"the shared corpus is not at {CORPUS}; the phrases cannot be checked against it",
+)
+def test_every_phrase_occurs_verbatim_in_its_item() -> None:
+    paths = {(row["ticker"], int(row["fiscal_year"])): row["path"] for row in _manifest()}
+    by_filing: dict[tuple[str, int], list[NarrativeQuestion]] = defaultdict(list)
+    for question in _questions():
+        by_filing[question.ticker, question.fiscal_year].append(question)
+    problems: list[str] = []
+    for key, questions in sorted(by_filing.items()):
+        if key not in paths:
+            problems.append(f"{key}: not in the corpus manifest")
+            continue
+        path = CORPUS / paths[key]
+        parsed = ingest_filing(RawFiling(path.read_bytes(), str(path)))
+        items: dict[str, list[str]] = defaultdict(list)
+        for section in parsed.sections:
+            items[section.item].append(parsed.text[section.start : section.end])
+        for question in questions:
+            if not any(question.phrase in text for text in items[question.item]):
+                problems.append(f"{question.id} {key} {question.item}: {question.phrase!r}")
+    assert problems == []

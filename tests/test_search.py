@@ -1,0 +1,93 @@
+"""Hybrid search over a real index of the sample filings (hashing embedder: the embedding is not
+what these tests are about)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from edgar_rag.index.embedders import HashingEmbedder
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.retrieve.fuse import fuse_rankings
+from edgar_rag.retrieve.search import Searcher, SearchSettings, query_terms
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Searcher:
+    index = SqliteIndex(tmp_path_factory.mktemp("search") / "index.db")
+    list(index_filings(find_local_filings([sample_dir]), index, HashingEmbedder()))
+    return Searcher(index, HashingEmbedder())
+
+
+def test_reciprocal_rank_fusion_rewards_agreement() -> None:
+    fused = fuse_rankings([[1, 2, 3], [3, 1, 4]], k=60)
+    assert [item for item, _ in fused] == [1, 3, 2, 4]
+    assert fuse_rankings([[7, 8]]) == [(7, 1 / 61), (8, 1 / 62)]
+
+
+def test_query_terms_drop_stopwords_and_repeats() -> None:
+    assert query_terms("What was Apple's total net sales in fiscal 2025? Net sales!") == [
+        "apple's", "total", "net", "sales", "2025",
+    ]  # fmt: skip
+
+
+def test_a_figure_question_finds_the_row_that_prints_it(searcher: Searcher) -> None:
+    scope = searcher.index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    hits = searcher.search("Total net sales", scope, 5)
+    assert any("Total net sales | 2025: 416,161" in h.passage.chunk.text for h in hits)
+    for hit in hits:
+        assert hit.passage.chunk.text
+        assert hit.passage.chunk.item.startswith(("Item", "Cover"))
+        assert hit.score > 0
+
+
+def test_hits_are_distinct_passages(searcher: Searcher) -> None:
+    scope = searcher.index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    hits = searcher.search("risk factors competition", scope, 5)
+    vectors = searcher.index.vectors([h.passage.chunk_id for h in hits])
+    similarity = vectors @ vectors.T
+    off_diagonal = similarity[~np.eye(len(hits), dtype=bool)]
+    assert (off_diagonal < SearchSettings().duplicate_cosine).all()
+
+
+def test_dense_only_and_lexical_only_rank_differently(searcher: Searcher) -> None:
+    scope = searcher.index.resolve_scope(ticker="HD")
+    dense = Searcher(searcher.index, searcher.embedder, SearchSettings(lexical=False))
+    lexical = Searcher(searcher.index, searcher.embedder, SearchSettings(dense=False))
+    question = "number of stores in Mexico"
+    assert all(h.lexical_rank is None for h in dense.search(question, scope, 5))
+    assert all(h.dense_rank is None for h in lexical.search(question, scope, 5))
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    ticker=st.sampled_from(["AAPL", "HD", "WFC"]),
+    year=st.sampled_from([None, 2024, 2025]),
+    question=st.text(
+        alphabet="abcdefghijklmnopqrstuvwxyz0123456789 $%.,?", min_size=1, max_size=60
+    ),
+)
+def test_a_scoped_search_never_leaves_its_filing(
+    searcher: Searcher, ticker: str, year: int | None, question: str
+) -> None:
+    from edgar_rag.errors import NotFoundError  # noqa: PLC0415
+
+    try:
+        scope = searcher.index.resolve_scope(ticker=ticker, fiscal_year=year)
+    except NotFoundError:
+        return
+    for hit in searcher.search(question, scope, 10):
+        assert hit.passage.filing_id == scope.filing_id
+
+
+def test_a_corpus_wide_search_can_return_several_filings(searcher: Searcher) -> None:
+    hits = searcher.search("net sales stores revenue", searcher.index.resolve_scope(), 10)
+    assert len({h.passage.filing_id for h in hits}) > 1
