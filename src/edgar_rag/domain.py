@@ -234,3 +234,99 @@ class PassageIndex(Protocol):
     def passages(self, chunk_ids: Sequence[int]) -> dict[int, Passage]: ...
 
     def vectors(self, chunk_ids: Sequence[int]) -> Vectors: ...
+
+
+class Reason(StrEnum):
+    """Why an answer was declined (a decline is a result, not an error)."""
+
+    OUT_OF_SCOPE = "out_of_scope"
+    """The question is about another company than the filing in scope (a guard, before the model)."""
+    OUT_OF_PERIOD = "out_of_period"
+    """The question names a fiscal year the filing does not report (before the model)."""
+    GATE_REJECTED = "gate_rejected"
+    """The best passage scores under the relevance gate's threshold (before the model)."""
+    MODEL_DECLINED = "model_declined"
+    """The model answered with this request's refusal token."""
+    NO_VALID_CITATION = "no_valid_citation"
+    """A sentence with a figure, or a long sentence, cites no passage that was given."""
+    UNSUPPORTED_CLAIM = "unsupported_claim"
+    """A figure of a cited sentence is not printed in the passages it cites (or not for the
+    period asked)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str
+    """``system``, ``user`` or ``assistant``."""
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """What a generator is asked: chat messages, plus the refusal token drawn for this request."""
+
+    messages: tuple[Message, ...]
+    refusal_token: str
+    max_tokens: int = 200
+    temperature: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """What a generator answered."""
+
+    text: str
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    replayed: bool = False
+
+
+class Generator(Protocol):
+    """Writes the answer text for a prompt. Raises SourceError when it cannot be reached."""
+
+    @property
+    def name(self) -> str: ...
+
+    def generate(self, prompt: Prompt) -> Generation: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A passage an answer cites, quoted with its Item, its filing and its offsets."""
+
+    marker: int
+    filing: FilingMeta
+    item: str
+    title: str
+    quote: str
+    start: int
+    """Offset of the quote in the filing's clean text."""
+    end: int
+    score: float
+    """The passage's cosine to the question."""
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """An answer with quoted citations, or a typed decline (``text`` None, ``reason`` set)."""
+
+    question: str
+    text: str | None
+    citations: tuple[Citation, ...]
+    reason: Reason | None
+    detail: str | None
+    gate: str
+    retrieval_score: float | None
+    gate_score: float | None
+    source: FilingMeta | None
+    """The filing in scope; None for a corpus-wide question."""
+    generator: str
+    timings_ms: dict[str, float]
+    prompt_tokens: int
+    completion_tokens: int
+    replayed: bool
+
+    @property
+    def abstained(self) -> bool:
+        return self.reason is not None

@@ -1,0 +1,237 @@
+"""The answering pipeline: search, guards and gate, prompt, generate, verify; an answer with
+quoted citations, or a typed decline.
+
+Everything that can be decided in code is decided before the model runs (the company guard, the
+gate) or after it (the verifier); the model only reads a short context and writes a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from edgar_rag.answer.companies import CompanyDirectory, company_guard
+from edgar_rag.answer.context import Window, best_window
+from edgar_rag.answer.gates import apply_gate
+from edgar_rag.answer.periods import asked_fiscal_years
+from edgar_rag.answer.prompt import PromptPassage, build_prompt, is_refusal
+from edgar_rag.answer.verify import verify_answer
+from edgar_rag.domain import (
+    Citation,
+    FilingMeta,
+    Generator,
+    Hit,
+    Reason,
+    Response,
+    Scope,
+)
+from edgar_rag.retrieve.search import Searcher
+
+_DATE = re.compile(r"([A-Z][a-z]{2,8})\.?\s+(\d{1,2}),\s*((?:19|20)\d{2})")
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerSettings:
+    """The knobs of answering; the defaults are the measured ones (docs/answering.md)."""
+
+    search_k: int = 5
+    passages_in_prompt: int = 3
+    passage_chars: int = 420
+    gate: str = "none"
+    cosine_threshold: float = 0.0
+    max_tokens: int = 120
+
+
+def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
+    """The fiscal year a table column header denotes, in the filing's own calendar.
+
+    ``September 27, 2025`` and ``Jan 26, 2025`` are period-end dates (mapped through the
+    filing's period end, so that Home Depot's year ended 2025-02-02 is fiscal 2024); ``2025``
+    and ``Fiscal 2024`` are fiscal years as the filing labels them.
+    """
+    match = _DATE.search(header)
+    if match and filing.period_end is not None:
+        for pattern in ("%B %d %Y", "%b %d %Y"):
+            try:
+                day = datetime.strptime(" ".join(match.groups()), pattern).date()
+            except ValueError:
+                continue
+            return filing.fiscal_year - round((filing.period_end - day).days / 365.25)
+    years = _YEAR.findall(header)
+    return int(years[-1]) if years else None
+
+
+@dataclass(slots=True)
+class Answerer:
+    """Answers a question inside a scope, or declines with a reason."""
+
+    searcher: Searcher
+    generator: Generator
+    draw_token: Callable[[str], str]
+    directory: CompanyDirectory | None = None
+    settings: AnswerSettings = field(default_factory=AnswerSettings)
+
+    def answer(self, question: str, scope: Scope, gate: str | None = None) -> Response:
+        gate_name = gate or self.settings.gate
+        timings: dict[str, float] = {}
+        hits = self.searcher.search(question, scope, self.settings.search_k)
+        searched = self.searcher.last_timings
+        timings["embed"] = round(searched.embed_ms, 1)
+        timings["search"] = round(searched.search_ms + searched.fuse_ms, 1)
+        best = hits[0].cosine if hits else None
+        decline = _Decliner(question, scope.filing, gate_name, best, timings)
+
+        started = time.perf_counter()
+        filing = scope.filing
+        if filing is not None and self.directory is not None:
+            other = company_guard(question, filing, self.directory)
+            if other is not None:
+                timings["gate"] = _ms_since(started)
+                return decline(Reason.OUT_OF_SCOPE, other)
+        decision = apply_gate(gate_name, question, filing, hits, self.settings.cosine_threshold)
+        timings["gate"] = _ms_since(started)
+        if not decision.passed and decision.reason is not None:
+            return decline(decision.reason, decision.detail, decision.gate_score)
+        if not hits:
+            return decline(Reason.GATE_REJECTED, "no passage of the filing matches the question")
+
+        given = hits[: self.settings.passages_in_prompt]
+        windows = [
+            best_window(h.passage.chunk.text, question, self.settings.passage_chars) for h in given
+        ]
+        token = self.draw_token(
+            question + "\x00" + "\x00".join(str(h.passage.chunk_id) for h in given)
+        )
+        prompt = build_prompt(
+            question,
+            [
+                PromptPassage(marker, _heading(hit, scope), window.text)
+                for marker, (hit, window) in enumerate(zip(given, windows, strict=True), 1)
+            ],
+            token,
+            _source(filing),
+            self.settings.max_tokens,
+        )
+        started = time.perf_counter()
+        generation = self.generator.generate(prompt)
+        timings["generate"] = _ms_since(started)
+        decline.generation = generation.model, generation.prompt_tokens, generation.completion_tokens
+        decline.replayed = generation.replayed
+        if is_refusal(generation.text, token):
+            return decline(Reason.MODEL_DECLINED, "the model found no answer in the passages")
+
+        started = time.perf_counter()
+        asked = _asked_years(question, filing)
+        verdict = verify_answer(
+            generation.text,
+            {marker: window.text for marker, window in enumerate(windows, 1)},
+            asked,
+            (lambda header: fiscal_year_of_header(header, filing))
+            if filing is not None
+            else (lambda header: None),
+        )
+        timings["verify"] = _ms_since(started)
+        if not verdict.ok:
+            return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)
+        citations = tuple(
+            _citation(marker, given[marker - 1], windows[marker - 1]) for marker in verdict.cited
+        )
+        return Response(
+            question=question,
+            text=generation.text.strip(),
+            citations=citations,
+            reason=None,
+            detail=_period_note(asked, filing),
+            gate=gate_name,
+            retrieval_score=best,
+            gate_score=decision.gate_score,
+            source=filing,
+            generator=generation.model,
+            timings_ms=timings,
+            prompt_tokens=generation.prompt_tokens,
+            completion_tokens=generation.completion_tokens,
+            replayed=generation.replayed,
+        )
+
+
+@dataclass(slots=True)
+class _Decliner:
+    question: str
+    filing: FilingMeta | None
+    gate: str
+    retrieval_score: float | None
+    timings: dict[str, float]
+    generation: tuple[str, int, int] = ("none", 0, 0)
+    replayed: bool = False
+
+    def __call__(
+        self, reason: Reason, detail: str | None, gate_score: float | None = None
+    ) -> Response:
+        model, prompt_tokens, completion_tokens = self.generation
+        return Response(
+            question=self.question,
+            text=None,
+            citations=(),
+            reason=reason,
+            detail=detail,
+            gate=self.gate,
+            retrieval_score=self.retrieval_score,
+            gate_score=gate_score,
+            source=self.filing,
+            generator=model,
+            timings_ms=self.timings,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            replayed=self.replayed,
+        )
+
+
+def _asked_years(question: str, filing: FilingMeta | None) -> frozenset[int]:
+    if filing is None:
+        return frozenset()
+    return asked_fiscal_years(question, filing) or frozenset({filing.fiscal_year})
+
+
+def _period_note(asked: frozenset[int], filing: FilingMeta | None) -> str | None:
+    if filing is None or not asked or not filing.years_reported:
+        return None
+    names = " and ".join(f"fiscal {year}" for year in sorted(asked))
+    first, last = filing.years_reported[0], filing.years_reported[-1]
+    return f"the question asks about {names}; this filing reports fiscal {first} to {last}"
+
+
+def _heading(hit: Hit, scope: Scope) -> str:
+    chunk, filing = hit.passage.chunk, hit.passage.filing
+    where = f"{chunk.item}, {chunk.title}"
+    if scope.filing is None:
+        return f"{filing.company} 10-K fiscal {filing.fiscal_year}, {where}"
+    return where
+
+
+def _source(filing: FilingMeta | None) -> str | None:
+    if filing is None:
+        return None
+    return f"{filing.company} Form {filing.form}, fiscal year {filing.fiscal_year}"
+
+
+def _citation(marker: int, hit: Hit, window: Window) -> Citation:
+    chunk = hit.passage.chunk
+    return Citation(
+        marker=marker,
+        filing=hit.passage.filing,
+        item=chunk.item,
+        title=chunk.title,
+        quote=window.text,
+        start=chunk.start + window.start,
+        end=chunk.start + window.end,
+        score=round(hit.cosine, 4),
+    )
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
+
