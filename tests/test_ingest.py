@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import date
 
@@ -11,9 +12,21 @@ from hypothesis import strategies as st
 
 from edgar_rag.domain import ChunkKind, FilingHints, ParsedFiling, RawFiling, SourceFormat
 from edgar_rag.errors import ParseError
-from edgar_rag.ingest.blocks import Block, drop_page_furniture, is_page_number
+from edgar_rag.ingest.blocks import (
+    Block,
+    PageLabel,
+    drop_page_furniture,
+    find_page_labels,
+    is_page_number,
+)
 from edgar_rag.ingest.chunk import chunk_sections
-from edgar_rag.ingest.items import ITEMS
+from edgar_rag.ingest.items import (
+    ITEMS,
+    IndexEntry,
+    ItemHeading,
+    find_indexed_items,
+    read_cross_reference_index,
+)
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.ingest.tables import Cell, table_to_blocks
 
@@ -305,3 +318,136 @@ def test_chunking_covers_every_block_and_never_splits_a_row(
             assert start in covered
         if block.kind is ChunkKind.TABLE:
             assert any(c.start <= start and start + len(block.text) <= c.end for c in chunks)
+
+
+_ACME_PAGES = (
+    "<p>FORM 10-K</p><p>For the fiscal year ended December 31, 2024</p><p>Acme Corp</p>"
+    "<p>(Exact name of registrant as specified in its charter)</p>",
+    "<p>BUSINESS OVERVIEW</p><p>Acme makes anvils for coyotes.</p>",
+    "<p>MANAGEMENT'S DISCUSSION AND ANALYSIS</p><p>Sales of anvils grew 12% in 2024.</p>",
+    "<p>Margins held steady.</p><p>RISK FACTORS</p><p>Roadrunners may evade capture.</p>",
+    "<p>LEGAL PROCEEDINGS</p><p>No claims are pending.</p>"
+    "<p>PROPERTIES</p><p>Acme owns one factory.</p>",
+    "<p>Consolidated statement of income</p><p>Net sales were $5 million.</p>",
+    "<p>Our executive officers are listed below.</p>",
+    "<p>FORM 10-K CROSS-REFERENCE INDEX</p><table>"
+    + "".join(
+        f"<tr><td>Item {key}</td><td>{title}</td><td>{pages}</td></tr>"
+        for key, title, pages in (
+            ("1", "Business", "Page 2"),
+            ("1A", "Risk Factors", "Page 4"),
+            ("1B", "Unresolved Staff Comments", "Not applicable"),
+            ("2", "Properties", "Page 5"),
+            ("3", "Legal Proceedings", "Page 5"),
+            ("7", "Management's Discussion and Analysis", "Pages 3-4"),
+            ("8", "Financial Statements and Supplementary Data", "Page 6"),
+            ("10", "Directors, Executive Officers and Corporate Governance", "Page 7, (a)"),
+            ("11", "Executive Compensation", "(a)"),
+        )
+    )
+    + "</table>",
+)
+
+
+def test_a_filing_without_item_headings_is_cut_by_its_cross_reference_index() -> None:
+    html = "".join(
+        f"{page}<p>Acme Corp 2024 Annual Report {number}</p>"
+        for number, page in enumerate(_ACME_PAGES, start=1)
+    )
+    parsed = ingest_filing(RawFiling(f"<html><body>{html}</body></html>".encode(), "acme.htm"))
+    sections = parsed.sections
+    bodies = {s.item: parsed.text[s.start : s.end] for s in sections}
+    assert [s.item for s in sections] == [
+        "Cover",
+        "Item 1",
+        "Item 7",
+        "Item 1A",
+        "Item 3",
+        "Item 2",
+        "Item 8",
+        "Item 10",
+    ]
+    assert bodies["Cover"].startswith("FORM 10-K")
+    assert bodies["Cover"].endswith("(Exact name of registrant as specified in its charter)")
+    assert bodies["Item 1"] == "BUSINESS OVERVIEW\nAcme makes anvils for coyotes."
+    assert bodies["Item 7"].endswith("Sales of anvils grew 12% in 2024.\nMargins held steady.")
+    assert bodies["Item 1A"] == "RISK FACTORS\nRoadrunners may evade capture."
+    assert bodies["Item 3"] == "LEGAL PROCEEDINGS\nNo claims are pending."
+    assert bodies["Item 2"] == "PROPERTIES\nAcme owns one factory."
+    assert bodies["Item 8"].startswith("Consolidated statement of income")
+    assert bodies["Item 10"].startswith("Our executive officers are listed below.")
+    assert sections[0].start == 0
+    assert all(a.end < b.start for a, b in itertools.pairwise(sections))
+    assert all(s.start < s.end for s in sections)
+    assert all(
+        any(s.item == c.item and s.start <= c.start and c.end <= s.end for s in sections)
+        for c in parsed.chunks
+    )
+
+
+def test_page_labels_come_from_footers_whose_numbers_rise() -> None:
+    blocks = [
+        Block("Cover."),
+        Block("Acme | Annual Report | 1"),
+        Block("Body."),
+        Block("Acme | Annual Report | 2"),
+        Block("More."),
+        Block("7"),
+        Block("Acme | Annual Report | 3"),
+        Block("Statements."),
+        Block("F-1"),
+    ]
+    assert [b.text for b in drop_page_furniture(blocks)] == [
+        "Cover.",
+        "Body.",
+        "More.",
+        "Statements.",
+    ]
+    assert find_page_labels(blocks) == [
+        PageLabel("1", 1),
+        PageLabel("2", 2),
+        PageLabel("3", 3),
+        PageLabel("F-1", 4),
+    ]
+
+
+def test_index_rows_give_the_first_page_or_none() -> None:
+    rows = [
+        "Item 1 | Business | Page: 3",
+        "Item 1A Risk Factors Pages 8-23, 26",
+        "Item 1B Unresolved Staff Comments Not applicable",
+        "Item 8 Financial Statements Pages F-1 - F-40",
+        "Item 10 Directors, Executive Officers and Corporate Governance Page 36, (a)",
+        "Item 11 Executive Compensation (a)",
+        "Item 7 Management's Discussion and Analysis 12",
+    ]
+    blocks = [Block(row, in_table=True) for row in rows] + [Block("Item 2 Properties Page 9")]
+    assert read_cross_reference_index(blocks) == [
+        IndexEntry("1", "Business", "3"),
+        IndexEntry("1A", "Risk Factors", "8"),
+        IndexEntry("1B", "Unresolved Staff Comments", None),
+        IndexEntry("8", "Financial Statements", "F-1"),
+        IndexEntry("10", "Directors, Executive Officers and Corporate Governance", "36"),
+        IndexEntry("11", "Executive Compensation", None),
+        IndexEntry("7", "Management's Discussion and Analysis", "12"),
+    ]
+
+
+def test_header_page_numbers_are_read_when_the_headings_say_so() -> None:
+    blocks = [
+        Block("Acme Corp annual report"),
+        Block("Letter to shareholders."),
+        Block("RISK FACTORS"),
+        Block("Risks abound."),
+        Block("Our plants are leased."),
+        Block("No claims are pending."),
+        Block("Item 1A Risk Factors Page 2", in_table=True),
+        Block("Item 2 Properties Page 3", in_table=True),
+        Block("Item 3 Legal Proceedings Page 3", in_table=True),
+        Block("Item 4 Mine Safety Disclosures Not applicable", in_table=True),
+    ]
+    labels = [PageLabel("1", 0), PageLabel("2", 2), PageLabel("3", 4)]
+    assert find_indexed_items(blocks, labels) == [
+        ItemHeading(2, "1A", "Risk Factors"),
+        ItemHeading(4, "2", "Properties"),
+    ]

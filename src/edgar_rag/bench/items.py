@@ -31,7 +31,8 @@ KEY_ITEMS = ("1", "1A", "7", "8")
 PARSERS = ("ours", "edgartools")
 KNOWN_CASES = {
     "MCD": "no Item headings in the body, a 'Form 10-K cross-reference index' at the end maps "
-    "Items to pages: ours keeps one 'Document' section; the Items are not in Item order.",
+    "Items to pages: both parsers read the index and locate each Item by its page, so the "
+    "Items are not in Item order; 'Not applicable' and '(a)'-only Items have no text.",
     "WFC": "most Items are incorporated by reference from an exhibit (cross-reference only).",
     "PGR": "most Items are incorporated by reference from an exhibit (cross-reference only).",
 }
@@ -293,7 +294,8 @@ def render_markdown(
         "characters of each parser's own clean text; an Item edgartools returns twice keeps its "
         "longer text. Seconds: ours is the whole `ingest_filing` (text, Items, chunks, XBRL "
         "facts); edgartools is parsing, section detection and section text. Ours keeps only "
-        "headings that rise in Item order, so it is in order by construction.",
+        "headings that rise in Item order (so it is in order by construction), except for a "
+        "filing laid out by a cross-reference index, whose Items follow its pages.",
         "",
         "Rebuild: `python -m edgar_rag.bench.items --corpus ../shared/corpus --out docs/items.md` "
         "(also writes `docs/items.json`).",

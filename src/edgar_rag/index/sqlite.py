@@ -294,6 +294,13 @@ class SqliteIndex:
         row = self.db.execute("SELECT * FROM filings WHERE id = ?", (filing_id,)).fetchone()
         return meta_from_row(dict(row))
 
+    def filing_text(self, filing_id: int) -> str:
+        """The clean text of a filing, which citation offsets point into."""
+        row = self.db.execute("SELECT text FROM filings WHERE id = ?", (filing_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no filing with id {filing_id}")
+        return str(row[0])
+
     def counts(self) -> dict[str, int]:
         """Rows per table, for health checks and benchmarks."""
         return {

@@ -8,6 +8,7 @@ alone, whatever the format was.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,25 @@ _PAGE_NUMBER = re.compile(
 )
 _TABLE_OF_CONTENTS_LINK = re.compile(r"^(?:table of contents|index|back to contents)$", re.I)
 _DIGITS = re.compile(r"\d+")
+_PRINTED_LABEL = re.compile(
+    r"(?:^|(?<=[\s|]))(?:page\s+)?(?:[-–—]\s*)?(?:([A-Z])-\s?)?(\d{1,3})(?:\s*[-–—])?$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PageLabel:
+    """A printed page number, dropped as furniture, placed among the blocks that are kept."""
+
+    label: str
+    """``12`` or ``F-7``, without ``Page`` or dashes."""
+    position: int
+    """How many kept blocks come before it."""
+
+    @property
+    def sort_key(self) -> tuple[str, int]:
+        prefix, _, number = self.label.rpartition("-")
+        return prefix, int(number)
 
 
 def normalise_space(text: str) -> str:
@@ -62,18 +82,73 @@ def drop_page_furniture(blocks: Sequence[Block], min_repeats: int = 3) -> list[B
     ignored (``Apple Inc. | 2025 Form 10-K | 23``). Item headings are never dropped, however
     often they recur.
     """
+    flags = _furniture_flags(blocks, min_repeats)
+    return [block for block, furniture in zip(blocks, flags, strict=True) if not furniture]
+
+
+def find_page_labels(blocks: Sequence[Block], min_repeats: int = 3) -> list[PageLabel]:
+    """The page numbers among the furniture ``drop_page_furniture`` removes, in filing order.
+
+    A label is a standalone page number or the number that ends a running header or footer
+    (``McDonald's Corporation 2023 Annual Report 28``). Only labels whose numbers rise through
+    the filing are kept (the longest such run, separately for ``F-`` pages and the like), so a
+    stray figure set apart on its own line does not split a page; roman numerals are not read.
+    """
+    labels: list[PageLabel] = []
+    kept = 0
+    for block, furniture in zip(blocks, _furniture_flags(blocks, min_repeats), strict=True):
+        if not furniture:
+            kept += 1
+            continue
+        match = _PRINTED_LABEL.search(block.text)
+        if match is not None:
+            prefix = f"{match.group(1).upper()}-" if match.group(1) else ""
+            labels.append(PageLabel(f"{prefix}{int(match.group(2))}", kept))
+    return _rising(labels)
+
+
+def _furniture_flags(blocks: Sequence[Block], min_repeats: int) -> list[bool]:
     shapes = Counter(_shape(block) for block in blocks if _could_be_furniture(block))
-    kept = []
-    for block in blocks:
-        text = block.text
-        if block.kind is ChunkKind.PROSE and (
-            is_page_number(text) or _TABLE_OF_CONTENTS_LINK.match(text)
-        ):
-            continue
-        if _could_be_furniture(block) and shapes[_shape(block)] >= min_repeats:
-            continue
-        kept.append(block)
-    return kept
+    return [
+        (
+            block.kind is ChunkKind.PROSE
+            and (is_page_number(block.text) or bool(_TABLE_OF_CONTENTS_LINK.match(block.text)))
+        )
+        or (_could_be_furniture(block) and shapes[_shape(block)] >= min_repeats)
+        for block in blocks
+    ]
+
+
+def _rising(labels: list[PageLabel]) -> list[PageLabel]:
+    series: dict[str, list[int]] = {}
+    for index, label in enumerate(labels):
+        series.setdefault(label.sort_key[0], []).append(index)
+    kept: set[int] = set()
+    for members in series.values():
+        numbers = [labels[index].sort_key[1] for index in members]
+        kept.update(members[position] for position in _longest_rising(numbers))
+    return [label for index, label in enumerate(labels) if index in kept]
+
+
+def _longest_rising(numbers: Sequence[int]) -> list[int]:
+    """Positions of the longest strictly rising subsequence (patience sorting)."""
+    tail_numbers: list[int] = []
+    tail_positions: list[int] = []
+    previous = [-1] * len(numbers)
+    for position, number in enumerate(numbers):
+        length = bisect_left(tail_numbers, number)
+        previous[position] = tail_positions[length - 1] if length else -1
+        if length == len(tail_numbers):
+            tail_numbers.append(number)
+            tail_positions.append(position)
+        else:
+            tail_numbers[length], tail_positions[length] = number, position
+    run: list[int] = []
+    position = tail_positions[-1] if tail_positions else -1
+    while position != -1:
+        run.append(position)
+        position = previous[position]
+    return run[::-1]
 
 
 def _could_be_furniture(block: Block) -> bool:

@@ -4,6 +4,10 @@ Form 10-K (General Instructions, as amended through 2023) fixes the Items below;
 (cybersecurity) exists for fiscal years ending on or after 2023-12-15 and Item 9C since 2022.
 A heading can appear three times: in the table of contents, as the real heading, and in
 cross-references ("see Part I, Item 1A"). The real one is told apart by what follows it.
+
+Some filers print no Item headings at all and lay the report out under their own headings, with
+a "Form 10-K Cross-Reference Index" table mapping each Item to printed pages (McDonald's).
+``find_indexed_items`` places those Items by the page numbers kept from the page furniture.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from edgar_rag.ingest.blocks import Block
+from edgar_rag.domain import ChunkKind
+from edgar_rag.ingest.blocks import Block, PageLabel
 
 ITEMS: dict[str, tuple[str, str]] = {
     "1": ("Part I", "Business"),
@@ -67,6 +72,24 @@ _CROSS_REFERENCE = re.compile(
 )
 _CONTENTS_ROW = re.compile(r"(?:page:?\s*)?(?:\d{1,3}|[A-Z]-\d{1,3})$", re.IGNORECASE)
 _MAX_HEADING_CHARS = 250
+_PAGE = r"(?:[A-Z]-\s?)?\d{1,3}"
+_REFERENCE = (
+    rf"(?:pages?(?:\s+reference)?\s*:?\s*)?{_PAGE}(?:\s*(?:[-–—]|to|through)\s*{_PAGE})?"
+    r"|not\s+applicable|n/a|none|\([a-z0-9]\)|\*+"
+)
+_REFERENCE_SEPARATOR = r"(?:\s*(?:[,;&]|and)\s*|\s+|(?<=\)))"
+_INDEX_ROW = re.compile(
+    rf"^(.*?)[\s:.]*((?:{_REFERENCE})(?:{_REFERENCE_SEPARATOR}(?:{_REFERENCE}))*)$",
+    re.IGNORECASE,
+)
+_FIRST_PAGE = re.compile(rf"(?<![\w-])({_PAGE})(?!\w)", re.IGNORECASE)
+_FOOTNOTE = re.compile(r"\([^)]*\)")
+_WORD = re.compile(r"[a-z0-9]+")
+# Fewer rows with pages than this is a stray table that mentions Items, not an index.
+_MIN_INDEX_PAGES = 3
+# A heading may extend the Item's title ("Business Summary" for Item 1, Business) but a line
+# that goes on for longer is prose that happens to start with the same words.
+_MAX_EXTRA_HEADING_WORDS = 3
 CROSS_REFERENCE_MAX_CHARS = 2500
 
 
@@ -164,3 +187,127 @@ def _longest_rising_run(chosen: list[tuple[int, str, str]]) -> list[tuple[int, s
 def is_cross_reference(text: str) -> bool:
     """True for an Item whose body only points elsewhere (a proxy statement, an exhibit)."""
     return len(text) <= CROSS_REFERENCE_MAX_CHARS and bool(_CROSS_REFERENCE.search(text))
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEntry:
+    """One row of a Form 10-K cross-reference index."""
+
+    key: str
+    title: str
+    page: str | None
+    """The first printed page listed (``28``, ``F-1``); None for ``Not applicable`` or ``(a)``."""
+
+
+def read_cross_reference_index(blocks: Sequence[Block]) -> list[IndexEntry]:
+    """The table rows that read ``Item N <title> <pages>``, one per Item (the first row wins).
+
+    Pages read ``Page 28``, ``Pages 8-23``, ``8-23``, ``Not applicable``, ``(a)`` (incorporated
+    from the proxy statement) or a list of these (``Page 36, (a)``).
+    """
+    entries: dict[str, IndexEntry] = {}
+    for block in blocks:
+        if not block.in_table:
+            continue
+        heading = ITEM_HEADING.match(block.text.replace("|", " "))
+        if heading is None:
+            continue
+        key = heading.group(1).replace(" ", "").upper()
+        row = _INDEX_ROW.match(heading.group(2).strip())
+        if key not in ITEMS or key in entries or row is None:
+            continue
+        page = _FIRST_PAGE.search(_FOOTNOTE.sub(" ", row.group(2)))
+        title = _title(row.group(1).strip(" .:-–—"), ITEMS[key][1])
+        entries[key] = IndexEntry(
+            key, title, re.sub(r"\s", "", page.group(1)).upper() if page else None
+        )
+    return list(entries.values())
+
+
+@dataclass(frozen=True, slots=True)
+class _Placement:
+    block_index: int
+    titled: bool
+    """The block is a heading that reads as the Item's title, not just its page's first block."""
+    entry: IndexEntry
+
+
+def find_indexed_items(blocks: Sequence[Block], labels: Sequence[PageLabel]) -> list[ItemHeading]:
+    """Place each Item of the cross-reference index that has a page, in filing order.
+
+    An Item starts at the first heading on its page that reads as its title (as the index
+    prints it, or as Form 10-K names it), else at the page's first block. Items sharing a page
+    thus start at their own headings, in the order printed; when two would start on the same
+    block, the one titled there keeps it (else the lower Item number) and the other is left
+    out, its text staying with the first. Labels are read as footers (a page ends with its
+    number) unless reading them as headers puts more Items' headings on their pages.
+    """
+    entries = [entry for entry in read_cross_reference_index(blocks) if entry.page is not None]
+    if len(entries) < _MIN_INDEX_PAGES or not labels:
+        return []
+    as_footers = _place(blocks, entries, _page_spans(labels, len(blocks), footers=True))
+    as_headers = _place(blocks, entries, _page_spans(labels, len(blocks), footers=False))
+    placed = as_headers if _titled(as_headers) > _titled(as_footers) else as_footers
+    placed.sort(key=lambda p: (p.block_index, not p.titled, ITEM_ORDER[p.entry.key]))
+    chosen: dict[int, ItemHeading] = {}
+    for placement in placed:
+        entry = placement.entry
+        chosen.setdefault(
+            placement.block_index, ItemHeading(placement.block_index, entry.key, entry.title)
+        )
+    return list(chosen.values())
+
+
+def _page_spans(
+    labels: Sequence[PageLabel], block_count: int, *, footers: bool
+) -> dict[str, range]:
+    spans: dict[str, range] = {}
+    for position, label in enumerate(labels):
+        if footers:
+            first = labels[position - 1].position if position else 0
+            span = range(first, label.position)
+        else:
+            last = labels[position + 1].position if position + 1 < len(labels) else block_count
+            span = range(label.position, last)
+        if span:
+            spans.setdefault(label.label, span)
+    return spans
+
+
+def _place(
+    blocks: Sequence[Block], entries: Sequence[IndexEntry], pages: dict[str, range]
+) -> list[_Placement]:
+    placed = []
+    for entry in entries:
+        page = pages.get(entry.page or "")
+        if page is None:
+            continue
+        titles = [_words(entry.title), _words(ITEMS[entry.key][1])]
+        heading = next((i for i in page if _reads_as_title(blocks[i], titles)), None)
+        placed.append(
+            _Placement(page.start if heading is None else heading, heading is not None, entry)
+        )
+    return placed
+
+
+def _titled(placed: Sequence[_Placement]) -> int:
+    return sum(placement.titled for placement in placed)
+
+
+def _reads_as_title(block: Block, titles: Sequence[list[str]]) -> bool:
+    text = block.text
+    if block.kind is not ChunkKind.PROSE or block.in_link or text.endswith("."):
+        return False
+    if len(text) > _MAX_HEADING_CHARS or _CONTENTS_ROW.search(text):
+        return False
+    words = _words(text)
+    return any(
+        title
+        and words[: len(title)] == title
+        and len(words) - len(title) <= _MAX_EXTRA_HEADING_WORDS
+        for title in titles
+    )
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date, datetime
 
@@ -21,10 +22,10 @@ from edgar_rag.domain import (
     SourceFormat,
 )
 from edgar_rag.errors import ParseError
-from edgar_rag.ingest.blocks import Block, drop_page_furniture, join_blocks
+from edgar_rag.ingest.blocks import Block, drop_page_furniture, find_page_labels, join_blocks
 from edgar_rag.ingest.chunk import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_sections
 from edgar_rag.ingest.html import parse_html
-from edgar_rag.ingest.items import find_item_headings, is_cross_reference
+from edgar_rag.ingest.items import find_indexed_items, find_item_headings, is_cross_reference
 from edgar_rag.ingest.plain import read_pdf, read_text
 from edgar_rag.ingest.xbrl import XbrlDocument, read_xbrl
 
@@ -62,22 +63,31 @@ def ingest_filing(
         blocks = read_pdf(raw.content, raw.source)
     else:
         blocks = read_text(raw.content, raw.source)
-    blocks = drop_page_furniture(blocks)
+    printed, blocks = blocks, drop_page_furniture(blocks)
     if not blocks:
         raise ParseError(f"{raw.source}: no text found")
     text, starts = join_blocks(blocks)
     meta = _filing_meta(raw, text, xbrl, source_format)
-    sections = _sections(text, blocks, starts)
+    sections = _sections(text, blocks, starts, printed)
     chunks = chunk_sections(text, sections, blocks, starts, size=chunk_size, overlap=chunk_overlap)
     facts = _place_facts(xbrl, blocks, starts, chunks)
     return ParsedFiling(meta, text, tuple(sections), tuple(chunks), tuple(facts))
 
 
-def _sections(text: str, blocks: list[Block], starts: list[int]) -> list[Section]:
+def _sections(
+    text: str, blocks: list[Block], starts: list[int], printed: Sequence[Block]
+) -> list[Section]:
+    """The cover and one section per Item found, sorted by start and not overlapping.
+
+    ``printed`` are the blocks before page furniture was dropped: their page numbers are read
+    only for a filing without Item headings in its body, laid out under its own headings with a
+    "Form 10-K cross-reference index" mapping Items to pages (McDonald's, GE). Without such an
+    index the filing is kept whole.
+    """
     headings = find_item_headings(blocks, starts)
     if not headings or starts[headings[0].block_index] > len(text) * _MOST_OF_THE_TEXT:
-        # No Item headings in the body: the filing is laid out under its own headings, with a
-        # "Form 10-K cross-reference index" at the end (McDonald's, GE). Keep it whole.
+        headings = find_indexed_items(blocks, find_page_labels(printed))
+    if not headings:
         return [Section("Document", None, "Whole document", 0, len(text))]
     sections: list[Section] = []
     first = starts[headings[0].block_index]

