@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 from edgar_rag.domain import ParsedFiling
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.ingest.pipeline import ingest_filing
+from postgres_server import PostgresStartError, running_postgres
 
 
 def _is_loopback(address: Any) -> bool:
@@ -77,3 +85,29 @@ def sample_copy(tmp_path: Path, sample_dir: Path) -> Path:
     target = tmp_path / "sample"
     shutil.copytree(sample_dir, target)
     return target
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of one server for the whole session, stopped and deleted at its end."""
+    existing = os.environ.get("EDGAR_RAG_TEST_DATABASE_URL")
+    if existing:
+        yield existing
+        return
+    with ExitStack() as stack:
+        try:
+            url = stack.enter_context(running_postgres(tmp_path_factory.mktemp("postgres")))
+        except PostgresStartError as exc:
+            pytest.fail(str(exc), pytrace=False)
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """A database of its own for one test, dropped after it."""
+    name = f"contract_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    yield make_conninfo(postgres_server, dbname=name)
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -78,7 +78,7 @@ def test_a_missing_path_is_one_line_and_a_non_zero_exit(run: CliRunner, tmp_path
 def test_a_ticker_with_no_local_filing_is_named(run: CliRunner, sample_dir: Path) -> None:
     result = run.invoke(main, ["ingest", "--from", str(sample_dir), "--tickers", "ZZZZ"])
     assert result.exit_code == 1
-    assert "no filing for ZZZZ found under" in result.stderr
+    assert "Error: no filing indexed for ticker ZZZZ" in result.stderr
 
 
 def test_a_year_with_no_filing_is_named(run: CliRunner, sample_dir: Path) -> None:
@@ -131,3 +131,18 @@ def test_search_errors_are_one_line(run: CliRunner, sample_dir: Path) -> None:
     empty = run.invoke(main, ["search", "  ", "--ticker", "AAPL"])
     assert empty.exit_code == 2
     assert "the question is empty" in empty.stderr
+
+
+@pytest.mark.postgres
+def test_ingest_and_search_on_postgresql_through_the_same_commands(
+    run: CliRunner, sample_dir: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EDGAR_RAG_DATABASE_URL", postgres_url)
+    single = sample_dir / "filings" / "WFC"
+    ingested = invoke(run, "ingest", "--from", str(single))
+    assert ingested.exit_code == 0, ingested.output
+    rows = json.loads(invoke(run, "filings", "--json").stdout)
+    assert [(r["ticker"], r["fiscal_year"]) for r in rows] == [("WFC", 2024)]
+    hits = json.loads(invoke(run, "search", "credit risk", "--ticker", "WFC", "--json").stdout)
+    assert hits and {h["ticker"] for h in hits} == {"WFC"}
+    assert not (Path.cwd() / "index.db").exists()

@@ -16,7 +16,14 @@ from typing import Any
 import click
 
 from edgar_rag import __version__
-from edgar_rag.compose import build_edgar_client, build_embedder, build_searcher, open_index
+from edgar_rag.answer.render import response_json, response_text
+from edgar_rag.compose import (
+    build_answerer,
+    build_edgar_client,
+    build_embedder,
+    build_searcher,
+    open_index,
+)
 from edgar_rag.config import Settings, load_settings
 from edgar_rag.domain import FilingMeta, Hit, RawFiling
 from edgar_rag.errors import EdgarRagError, NotFoundError
@@ -148,7 +155,7 @@ def _run_with_progress(results: Any, total: int) -> list[IngestResult]:
 
     done: list[IngestResult] = []
     chunks = 0
-    with tqdm(total=total, unit="filing", file=sys.stderr, dynamic_ncols=True) as bar:
+    with tqdm(total=total, unit="filing", file=sys.stderr, dynamic_ncols=True, disable=None) as bar:
         for result in results:
             done.append(result)
             chunks += result.chunks
@@ -223,6 +230,47 @@ def search(
             f"{chunk.title}  (score {hit.score:.4f}, cosine {hit.cosine:.3f})"
         )
         click.echo("    " + chunk.text.replace("\n", "\n    "))
+
+
+@main.command()
+@click.argument("question")
+@_scope_options
+@click.option(
+    "--gate",
+    type=click.Choice(["none", "cosine", "period", "period+cosine"]),
+    default=None,
+    help="Relevance gate before the model (default: EDGAR_RAG_GATE or none).",
+)
+@db_option
+@json_option
+def ask(
+    question: str,
+    ticker: str | None,
+    cik: int | None,
+    year: int | None,
+    gate: str | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Answer QUESTION from a filing (or the whole corpus), citing the passages it quotes."""
+    if not question.strip():
+        raise click.BadParameter("the question is empty", param_hint="QUESTION")
+    settings = _settings(db)
+    index = open_index(settings)
+    scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
+    answerer = build_answerer(settings, index, progress=_model_progress)
+    response = answerer.answer(question, scope, gate)
+    index.close()
+    if as_json:
+        click.echo(json.dumps(response_json(response), indent=2))
+    else:
+        click.echo(response_text(response))
+
+
+def _model_progress(done: int, total: int) -> None:
+    click.echo(f"\rassembling the local model: {done * 100 // max(total, 1)}%", nl=False, err=True)
+    if done >= total:
+        click.echo("", err=True)
 
 
 @main.command()

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 
+from edgar_rag.answer.answerer import Answerer, AnswerSettings
+from edgar_rag.answer.companies import CompanyDirectory
+from edgar_rag.answer.generators import (
+    AnthropicGenerator,
+    EchoGenerator,
+    OllamaGenerator,
+    OpenAICompatibleGenerator,
+)
+from edgar_rag.answer.local_model import LlamaCppGenerator, assemble_model
+from edgar_rag.answer.prompt import draw_refusal_token
+from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.config import EmbedderName, Settings
-from edgar_rag.domain import Embedder
+from edgar_rag.domain import Embedder, Generator
+from edgar_rag.errors import ConfigError
 from edgar_rag.index.embedders import HashingEmbedder, MiniLMEmbedder, OnnxMiniLMEmbedder
+from edgar_rag.index.postgres import PostgresIndex
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.edgar import EdgarClient
 from edgar_rag.retrieve.search import Searcher
@@ -22,17 +36,87 @@ def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
     return OnnxMiniLMEmbedder(cache_dir / "embedders")
 
 
-def open_index(settings: Settings) -> SqliteIndex:
+Index = SqliteIndex | PostgresIndex
+"""Either store: they keep the same contract (tests/test_store_contract.py)."""
+
+
+def open_index(settings: Settings) -> Index:
+    """PostgreSQL when EDGAR_RAG_DATABASE_URL is set, else the SQLite file."""
+    if settings.database_url is not None:
+        return PostgresIndex(settings.database_url.get_secret_value())
     return SqliteIndex(settings.db)
 
 
-def build_searcher(settings: Settings, index: SqliteIndex) -> Searcher:
+def build_searcher(settings: Settings, index: Index) -> Searcher:
     """A searcher whose query embedder is the one that built the index."""
     embedder = build_embedder(settings.embedder, settings.model_dir)
     recorded = index.embedder_identity()
     if recorded is not None and recorded != embedder.identity:
         index.ensure_embedder(embedder.identity)
     return Searcher(index, embedder)
+
+
+def build_generator(
+    settings: Settings, progress: Callable[[int, int], None] | None = None
+) -> Generator:
+    """The generator the settings name, wrapped in a tape when one is recording or replaying."""
+    if settings.tape_mode == "replay":
+        return TapeGenerator(None, _tape_path(settings), "replay")
+    inner = _plain_generator(settings, progress)
+    if settings.tape_mode == "record":
+        return TapeGenerator(inner, _tape_path(settings), "record")
+    return inner
+
+
+def _tape_path(settings: Settings) -> Path:
+    if settings.tape is None:
+        raise ConfigError("EDGAR_RAG_TAPE: a tape file is needed when EDGAR_RAG_TAPE_MODE is set")
+    return settings.tape
+
+
+def _plain_generator(settings: Settings, progress: Callable[[int, int], None] | None) -> Generator:
+    timeout = settings.generator_timeout_s
+    name = settings.generator
+    if name == "echo":
+        return EchoGenerator()
+    if name == "local":
+        return LlamaCppGenerator(assemble_model(settings.model_dir / "models", progress))
+    http = httpx.Client()
+    if name == "openai":
+        key = settings.openai_api_key
+        return OpenAICompatibleGenerator(
+            http, settings.openai_base_url, settings.openai_model, key, timeout
+        )
+    if name == "anthropic":
+        if settings.anthropic_api_key is None:
+            raise ConfigError(
+                "ANTHROPIC_API_KEY is not set (needed by EDGAR_RAG_GENERATOR=anthropic)"
+            )
+        return AnthropicGenerator(
+            http, settings.anthropic_model, settings.anthropic_api_key, timeout
+        )
+    return OllamaGenerator(http, settings.ollama_url, settings.ollama_model, timeout)
+
+
+def build_directory(index: Index) -> CompanyDirectory:
+    """Public companies (edgartools' offline list) and the companies in the index."""
+    indexed = [(s.company, s.ticker, s.cik) for s in index.filings()]
+    return CompanyDirectory.from_edgartools(indexed)
+
+
+def build_answerer(
+    settings: Settings,
+    index: Index,
+    progress: Callable[[int, int], None] | None = None,
+) -> Answerer:
+    secret = settings.refusal_secret.get_secret_value().encode()
+    return Answerer(
+        searcher=build_searcher(settings, index),
+        generator=build_generator(settings, progress),
+        draw_token=lambda request: draw_refusal_token(secret, request),
+        directory=build_directory(index),
+        settings=AnswerSettings(gate=settings.gate, cosine_threshold=settings.cosine_threshold),
+    )
 
 
 def build_edgar_client(settings: Settings) -> EdgarClient:

@@ -44,6 +44,29 @@ class Settings(BaseSettings):
     sec_contact: str | None = Field(
         None, description="name and e-mail sent to SEC EDGAR in the User-Agent header"
     )
+    cosine_threshold: float = Field(
+        0.0, description="the cosine gate's threshold (see `edgar-rag thresholds`)"
+    )
+    refusal_secret: SecretStr = Field(
+        SecretStr("edgar-rag"),
+        description="key from which each request's refusal token is drawn; set your own",
+    )
+    generator_timeout_s: float = Field(120.0, gt=0, description="seconds to wait for a model")
+    openai_base_url: str = Field(
+        "https://api.openai.com/v1", description="any OpenAI-compatible server (vLLM, llama.cpp)"
+    )
+    openai_model: str = Field("gpt-4o-mini", description="model name for the openai generator")
+    anthropic_model: str = Field(
+        "claude-sonnet-4-5", description="model name for the anthropic generator"
+    )
+    ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama's base URL")
+    ollama_model: str = Field("qwen2.5-coder:1.5b", description="model name for Ollama")
+    openai_api_key: SecretStr | None = Field(
+        None, validation_alias="OPENAI_API_KEY", description="OpenAI (or compatible) API key"
+    )
+    anthropic_api_key: SecretStr | None = Field(
+        None, validation_alias="ANTHROPIC_API_KEY", description="Anthropic API key"
+    )
 
 
 def load_settings() -> Settings:

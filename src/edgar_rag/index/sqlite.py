@@ -292,13 +292,15 @@ class SqliteIndex:
 
     def filing_meta(self, filing_id: int) -> FilingMeta:
         row = self.db.execute("SELECT * FROM filings WHERE id = ?", (filing_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"filing {filing_id} is not indexed")
         return meta_from_row(dict(row))
 
     def filing_text(self, filing_id: int) -> str:
         """The clean text of a filing, which citation offsets point into."""
         row = self.db.execute("SELECT text FROM filings WHERE id = ?", (filing_id,)).fetchone()
         if row is None:
-            raise NotFoundError(f"no filing with id {filing_id}")
+            raise NotFoundError(f"filing {filing_id} is not indexed")
         return str(row[0])
 
     def counts(self) -> dict[str, int]:

