@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,7 @@ def answerer(
     )
 
 
-def cite(figure: str, sentence: str) -> object:
+def cite(figure: str, sentence: str) -> Callable[[Prompt], str]:
     return lambda prompt: sentence.format(marker=marker_of(prompt, figure))
 
 
@@ -66,7 +67,8 @@ def test_a_figure_printed_in_the_cited_passage_is_answered(index: SqliteIndex) -
     scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
     response = answerer(index, model).answer(SALES_2025, scope)
     assert response.reason is None, response.detail
-    assert response.text is not None and "$416,161 million" in response.text
+    assert response.text is not None
+    assert "$416,161 million" in response.text
     [citation] = response.citations
     assert "416,161" in citation.quote
     assert scope.filing_id is not None
@@ -85,14 +87,16 @@ def test_the_exact_refusal_token_is_a_model_decline(index: SqliteIndex) -> None:
     model = ScriptedGenerator([lambda prompt: prompt.refusal_token])
     response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
     assert response.reason is Reason.MODEL_DECLINED
-    assert response.text is None and response.citations == ()
+    assert response.text is None
+    assert response.citations == ()
 
 
 def test_a_figure_not_in_the_cited_passage_is_withheld(index: SqliteIndex) -> None:
     model = ScriptedGenerator([cite("416,161", "Net sales were $512,345 million [{marker}].")])
     response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
     assert response.reason is Reason.UNSUPPORTED_CLAIM
-    assert response.detail is not None and "512,345" not in response.detail
+    assert response.detail is not None
+    assert "512,345" not in response.detail
 
 
 def test_the_prior_year_figure_of_the_same_row_is_withheld(index: SqliteIndex) -> None:
@@ -102,7 +106,8 @@ def test_the_prior_year_figure_of_the_same_row_is_withheld(index: SqliteIndex) -
     response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
     assert response.reason is Reason.UNSUPPORTED_CLAIM
     assert response.detail is not None
-    assert "2024" in response.detail and "391" not in response.detail
+    assert "2024" in response.detail
+    assert "391" not in response.detail
 
 
 def test_a_figure_without_a_citation_is_withheld(index: SqliteIndex) -> None:
@@ -140,7 +145,8 @@ def test_the_cosine_gate_declines_a_weak_match(index: SqliteIndex) -> None:
         "Who won the 1998 World Cup final?", index.resolve_scope(ticker="AAPL")
     )
     assert response.reason is Reason.GATE_REJECTED
-    assert response.gate_score is not None and response.gate_score < 0.99
+    assert response.gate_score is not None
+    assert response.gate_score < 0.99
 
 
 def test_an_unreachable_model_is_an_error_not_a_decline(index: SqliteIndex) -> None:
@@ -171,7 +177,8 @@ def test_the_json_has_the_shape_of_the_design(index: SqliteIndex) -> None:
         "question", "text", "citations", "abstained", "reason", "detail", "gate",
         "retrieval_score", "gate_score", "source", "generator", "timings_ms", "tokens", "replayed",
     ]  # fmt: skip
-    assert body["abstained"] is True and body["reason"] == "model_declined"
+    assert body["abstained"] is True
+    assert body["reason"] == "model_declined"
     assert body["source"]["ticker"] == "AAPL"
     assert set(body["tokens"]) == {"prompt", "completion"}
 
@@ -185,7 +192,8 @@ def test_a_corpus_wide_question_cites_each_passage_with_its_filing(index: Sqlite
 def test_column_headers_map_to_the_filing_s_fiscal_years(index: SqliteIndex) -> None:
     apple = index.resolve_scope(ticker="AAPL", fiscal_year=2025).filing
     home_depot = index.resolve_scope(ticker="HD").filing
-    assert apple is not None and home_depot is not None
+    assert apple is not None
+    assert home_depot is not None
     assert fiscal_year_of_header("September 28, 2024", apple) == 2024
     assert fiscal_year_of_header("2023", apple) == 2023
     assert fiscal_year_of_header("February 2, 2025", home_depot) == 2024

@@ -144,5 +144,6 @@ def test_ingest_and_search_on_postgresql_through_the_same_commands(
     rows = json.loads(invoke(run, "filings", "--json").stdout)
     assert [(r["ticker"], r["fiscal_year"]) for r in rows] == [("WFC", 2024)]
     hits = json.loads(invoke(run, "search", "credit risk", "--ticker", "WFC", "--json").stdout)
-    assert hits and {h["ticker"] for h in hits} == {"WFC"}
+    assert hits
+    assert {h["ticker"] for h in hits} == {"WFC"}
     assert not (Path.cwd() / "index.db").exists()

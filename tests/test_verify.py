@@ -153,7 +153,8 @@ def test_a_change_cell_belongs_to_the_year_column_before_it() -> None:
     assert verify("Greater China net sales decreased 4% [3].").ok
     prior = verify("Greater China net sales decreased 8% [3].")
     assert not prior.ok
-    assert prior.detail is not None and "fiscal 2024 column" in prior.detail
+    assert prior.detail is not None
+    assert "fiscal 2024 column" in prior.detail
 
 
 def test_a_prose_figure_passes_the_period_check() -> None:

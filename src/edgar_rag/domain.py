@@ -240,7 +240,7 @@ class Reason(StrEnum):
     """Why an answer was declined (a decline is a result, not an error)."""
 
     OUT_OF_SCOPE = "out_of_scope"
-    """The question is about another company than the filing in scope (a guard, before the model)."""
+    """The question is about another company than the filing in scope (decided before the model)."""
     OUT_OF_PERIOD = "out_of_period"
     """The question names a fiscal year the filing does not report (before the model)."""
     GATE_REJECTED = "gate_rejected"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -22,6 +22,7 @@ from edgar_rag.answer.verify import verify_answer
 from edgar_rag.domain import (
     Citation,
     FilingMeta,
+    Generation,
     Generator,
     Hit,
     Reason,
@@ -30,6 +31,7 @@ from edgar_rag.domain import (
 )
 from edgar_rag.retrieve.search import Searcher
 
+ECHO = "echo"
 _DATE = re.compile(r"([A-Z][a-z]{2,8})\.?\s+(\d{1,2}),\s*((?:19|20)\d{2})")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
@@ -119,10 +121,27 @@ class Answerer:
         started = time.perf_counter()
         generation = self.generator.generate(prompt)
         timings["generate"] = _ms_since(started)
-        decline.generation = generation.model, generation.prompt_tokens, generation.completion_tokens
+        decline.generation = (
+            generation.model,
+            generation.prompt_tokens,
+            generation.completion_tokens,
+        )
         decline.replayed = generation.replayed
         if is_refusal(generation.text, token):
             return decline(Reason.MODEL_DECLINED, "the model found no answer in the passages")
+        if generation.model == ECHO:
+            return self._respond(
+                question,
+                scope,
+                generation,
+                given,
+                windows,
+                range(1, len(given) + 1),
+                "the echo generator returns the retrieved passages; no model wrote this",
+                gate_name,
+                decision.gate_score,
+                timings,
+            )
 
         started = time.perf_counter()
         asked = _asked_years(question, filing)
@@ -137,19 +156,42 @@ class Answerer:
         timings["verify"] = _ms_since(started)
         if not verdict.ok:
             return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)
-        citations = tuple(
-            _citation(marker, given[marker - 1], windows[marker - 1]) for marker in verdict.cited
+        return self._respond(
+            question,
+            scope,
+            generation,
+            given,
+            windows,
+            verdict.cited,
+            _period_note(asked, filing),
+            gate_name,
+            decision.gate_score,
+            timings,
         )
+
+    def _respond(
+        self,
+        question: str,
+        scope: Scope,
+        generation: Generation,
+        given: Sequence[Hit],
+        windows: Sequence[Window],
+        cited: Iterable[int],
+        detail: str | None,
+        gate: str,
+        gate_score: float | None,
+        timings: dict[str, float],
+    ) -> Response:
         return Response(
             question=question,
             text=generation.text.strip(),
-            citations=citations,
+            citations=tuple(_citation(m, given[m - 1], windows[m - 1]) for m in cited),
             reason=None,
-            detail=_period_note(asked, filing),
-            gate=gate_name,
-            retrieval_score=best,
-            gate_score=decision.gate_score,
-            source=filing,
+            detail=detail,
+            gate=gate,
+            retrieval_score=given[0].cosine if given else None,
+            gate_score=gate_score,
+            source=scope.filing,
             generator=generation.model,
             timings_ms=timings,
             prompt_tokens=generation.prompt_tokens,
@@ -234,4 +276,3 @@ def _citation(marker: int, hit: Hit, window: Window) -> Citation:
 
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
-

@@ -66,4 +66,3 @@ def best_window(text: str, question: str, budget_chars: int) -> Window:
         cut = text.rfind(" ", start, start + budget_chars)
         end = cut if cut > start else start + budget_chars
     return Window(start, end, text[start:end])
-

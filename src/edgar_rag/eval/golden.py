@@ -143,7 +143,7 @@ class FigureQuestion(BaseModel):
 
 def short_name(company: str) -> str:
     """``HOME DEPOT, INC.`` -> ``Home Depot``; ``Apple Inc.`` -> ``Apple``."""
-    name = company.split("/")[0].strip()
+    name = company.split("/", maxsplit=1)[0].strip()
     previous = None
     while previous != name:
         previous, name = name, _SUFFIX.sub("", name).strip(" ,&")

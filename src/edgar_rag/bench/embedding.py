@@ -1,0 +1,152 @@
+"""Two embedders on the same texts in one process: speed, vector agreement, top-k agreement.
+
+Answers the question behind the fast embedder: is it faster than plain ``encode`` and does
+retrieval still return the same passages? Both run on the same machine state, alternately,
+after a warm-up that keeps model loading out of the timings; each speed is the median round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from edgar_rag.config import load_settings
+from edgar_rag.domain import Embedder, Vectors
+from edgar_rag.index.embedders import MiniLMEmbedder, OnnxMiniLMEmbedder
+
+WARM_UP_TEXTS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingComparison:
+    baseline: str
+    candidate: str
+    texts: int
+    queries: int
+    k: int
+    rounds: int
+    baseline_s: float
+    candidate_s: float
+    baseline_texts_per_s: float
+    candidate_texts_per_s: float
+    speedup: float
+    """Candidate throughput over baseline throughput."""
+    cosine_mean: float
+    cosine_min: float
+    """Between the two embedders' vectors of the same text."""
+    same_top_k_share: float
+    """Share of queries whose top-k text sets are identical under both embedders."""
+    top_k_overlap_mean: float
+    """Mean of |A ∩ B| / k over queries."""
+
+    def describe(self) -> str:
+        return "\n".join(
+            [
+                f"{self.texts} texts, {self.queries} queries, median of {self.rounds} rounds",
+                f"baseline  {self.baseline}: {self.baseline_s:.1f} s, "
+                f"{self.baseline_texts_per_s:.1f} texts/s",
+                f"candidate {self.candidate}: {self.candidate_s:.1f} s, "
+                f"{self.candidate_texts_per_s:.1f} texts/s",
+                f"speedup {self.speedup:.2f}x",
+                f"cosine between vectors: mean {self.cosine_mean:.4f}, min {self.cosine_min:.4f}",
+                f"top-{self.k}: identical sets {self.same_top_k_share:.1%} of queries, "
+                f"mean overlap {self.top_k_overlap_mean:.3f}",
+            ]
+        )
+
+
+def compare_embedders(
+    texts: Sequence[str],
+    queries: Sequence[str],
+    baseline: Embedder,
+    candidate: Embedder,
+    k: int = 5,
+    *,
+    rounds: int = 3,
+) -> EmbeddingComparison:
+    """Time both embedders alternately over ``texts``, then compare their vectors and rankings."""
+    if baseline.identity.dimensions != candidate.identity.dimensions:
+        raise ValueError("the embedders' vectors have different dimensions")
+    if not texts or rounds < 1:
+        raise ValueError("need at least one text and one round")
+    for embedder in (baseline, candidate):
+        embedder.embed(texts[:WARM_UP_TEXTS])
+    seconds: dict[int, list[float]] = {0: [], 1: []}
+    vectors: dict[int, Vectors] = {}
+    for _ in range(rounds):
+        for which, embedder in enumerate((baseline, candidate)):
+            started = time.perf_counter()
+            vectors[which] = embedder.embed(texts)
+            seconds[which].append(time.perf_counter() - started)
+    baseline_s, candidate_s = (statistics.median(seconds[which]) for which in (0, 1))
+    cosines = np.einsum("ij,ij->i", vectors[0], vectors[1])
+    baseline_top = top_k(baseline.embed(queries), vectors[0], k)
+    candidate_top = top_k(candidate.embed(queries), vectors[1], k)
+    overlaps = [
+        len(set(first) & set(second))
+        for first, second in zip(baseline_top, candidate_top, strict=True)
+    ]
+    return EmbeddingComparison(
+        baseline=baseline.identity.model,
+        candidate=candidate.identity.model,
+        texts=len(texts),
+        queries=len(queries),
+        k=k,
+        rounds=rounds,
+        baseline_s=baseline_s,
+        candidate_s=candidate_s,
+        baseline_texts_per_s=len(texts) / baseline_s,
+        candidate_texts_per_s=len(texts) / candidate_s,
+        speedup=baseline_s / candidate_s,
+        cosine_mean=float(cosines.mean()),
+        cosine_min=float(cosines.min()),
+        same_top_k_share=float(np.mean([overlap == k for overlap in overlaps])) if queries else 1.0,
+        top_k_overlap_mean=float(np.mean(overlaps)) / k if queries else 1.0,
+    )
+
+
+def top_k(queries: Vectors, texts: Vectors, k: int) -> npt.NDArray[np.intp]:
+    """For each query row, the indices of the k most similar text rows, best first."""
+    scores = queries @ texts.T
+    return np.argsort(-scores, axis=1, kind="stable")[:, :k]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--texts", type=Path, required=True, help="JSON list of passage texts")
+    parser.add_argument("--queries", type=Path, required=True, help="JSON list of queries")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--limit", type=int, default=None, help="use only the first N texts")
+    parser.add_argument("--batch-size", type=int, default=16, help="of the ONNX candidate")
+    parser.add_argument("--int8", action="store_true", help="quantize the ONNX candidate")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="where the ONNX model lives")
+    args = parser.parse_args(argv)
+    texts = _read_strings(args.texts)[: args.limit]
+    queries = _read_strings(args.queries)
+    cache_dir = args.cache_dir or load_settings().model_dir / "embedders"
+    candidate = OnnxMiniLMEmbedder(cache_dir, batch_size=args.batch_size, quantize=args.int8)
+    comparison = compare_embedders(
+        texts, queries, MiniLMEmbedder(), candidate, args.k, rounds=args.rounds
+    )
+    print(comparison.describe())
+    return 0
+
+
+def _read_strings(path: Path) -> list[str]:
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(loaded, list) or not all(isinstance(item, str) for item in loaded):
+        raise SystemExit(f"{path}: expected a JSON list of strings")
+    return loaded
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
