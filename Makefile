@@ -2,24 +2,29 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+UV := $(BIN)/uv
 # torch's CPU build lies in pip's find-links folder on these machines (see RUNTIME.md).
 FIND_LINKS ?= $(shell pip config get global.find-links 2>/dev/null || echo /opt/wheels)
-UV := $(BIN)/uv
+CORPUS ?= ../shared/corpus
+SAMPLE := src/edgar_rag/sample
+DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test bench docs-check clean demo
+.PHONY: setup lock check lint test docs-check bench items demo clean
 
 setup: $(BIN)/edgar-rag
 
 $(BIN)/edgar-rag: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet uv==0.13.8
-	$(UV) pip install --python $(BIN)/python --require-hashes --find-links $(FIND_LINKS) -r requirements.lock
+	$(UV) pip install --python $(BIN)/python --require-hashes --find-links $(FIND_LINKS) \
+	  -r requirements.lock
 	$(UV) pip install --python $(BIN)/python --no-deps -e .
 	touch $@
 
 lock:
-	$(UV) pip compile pyproject.toml --extra dev --find-links $(FIND_LINKS) --generate-hashes \
-	  --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --no-emit-find-links -o requirements.lock
+	$(UV) pip compile pyproject.toml --extra dev --extra model --find-links $(FIND_LINKS) \
+	  --generate-hashes --python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
+	  --no-emit-find-links -o requirements.lock
 
 lint: setup
 	$(BIN)/ruff format --check src tests scripts
@@ -27,20 +32,33 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+docs-check: setup
+	$(BIN)/python scripts/check_docs.py
+
 test: setup
 	$(BIN)/pytest -q
 
 check: lint docs-check test
 
-docs-check: setup
-	$(BIN)/python scripts/check_docs.py
-
-bench: setup
-	$(BIN)/python -m edgar_rag.bench.ingest --corpus ../shared/corpus --out docs/performance.md
-
 demo: setup
-	$(BIN)/edgar-rag ingest --from src/edgar_rag/sample
-	$(BIN)/edgar-rag filings
+	$(BIN)/edgar-rag ingest --from $(SAMPLE) --db $(DEMO_DB)
+	$(BIN)/edgar-rag ask "What were Apple's total net sales in fiscal 2025?" \
+	  --ticker AAPL --year 2025 --db $(DEMO_DB)
+	$(BIN)/edgar-rag ask "What was Microsoft's revenue in fiscal 2025?" \
+	  --ticker AAPL --year 2025 --db $(DEMO_DB)
+
+# The whole corpus indexed once, for the benchmarks and evaluations below.
+build/corpus.db: setup
+	mkdir -p build
+	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag ingest --from $(CORPUS) \
+	  --db $@ > build/corpus-ingest.log || true
+
+bench: build/corpus.db
+	$(BIN)/python -m edgar_rag.bench.ingest --corpus $(CORPUS) --index build/corpus.db \
+	  --out docs/performance.json
+
+items: setup
+	$(BIN)/python -m edgar_rag.bench.items --corpus $(CORPUS) --out docs/items.md
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -100,3 +100,18 @@ def test_passages_round_trip_their_chunk_and_filing(
     assert passage.filing == apple_2025.meta
     assert isinstance(passage.chunk, Chunk)
     np.testing.assert_array_equal(index.vectors(ids)[0], vectors[3])
+
+
+def test_a_stored_filing_exports_exactly_as_it_was_written(
+    index: SqliteIndex, apple_2025: ParsedFiling
+) -> None:
+    index.ensure_embedder(EmbedderIdentity("zeros", 8, "none"))
+    vectors = np.random.default_rng(0).random((len(apple_2025.chunks), 8), dtype=np.float32)
+    filing_id = index.write_filing(apple_2025, vectors)
+    exported, exported_vectors = index.export_filing(filing_id)
+    assert exported.meta == apple_2025.meta
+    assert exported.sections == apple_2025.sections
+    assert exported.chunks == apple_2025.chunks
+    assert sorted(exported.facts, key=repr) == sorted(apple_2025.facts, key=repr)
+    assert exported.text == apple_2025.text
+    np.testing.assert_array_equal(exported_vectors, vectors)

@@ -107,8 +107,6 @@ def ingest(
         index_filings(sources, index, embedder, wanted=_wanted(tickers, years)), len(sources)
     )
     index.close()
-    for result in results:
-        click.echo(_describe(result))
     _require_every_request_met(results, tickers, years)
     if any(r.outcome is Outcome.REFUSED for r in results):
         sys.exit(1)
@@ -158,6 +156,7 @@ def _run_with_progress(results: Any, total: int) -> list[IngestResult]:
     with tqdm(total=total, unit="filing", file=sys.stderr, dynamic_ncols=True, disable=None) as bar:
         for result in results:
             done.append(result)
+            bar.write(_describe(result), file=sys.stdout)
             chunks += result.chunks
             bar.set_postfix(chunks=chunks, refused=sum(r.outcome is Outcome.REFUSED for r in done))
             bar.update(1)

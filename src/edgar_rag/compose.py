@@ -33,7 +33,7 @@ def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
         return HashingEmbedder()
     if name == "minilm":
         return MiniLMEmbedder()
-    return OnnxMiniLMEmbedder(cache_dir / "embedders")
+    return OnnxMiniLMEmbedder(cache_dir / "embedders", quantize=name == "minilm-int8")
 
 
 Index = SqliteIndex | PostgresIndex

@@ -16,7 +16,7 @@ from edgar_rag.errors import ConfigError
 GeneratorName = Literal["local", "openai", "anthropic", "ollama", "echo"]
 TapeMode = Literal["off", "record", "replay"]
 GateName = Literal["none", "cosine", "period", "period+cosine"]
-EmbedderName = Literal["minilm", "minilm-int8", "hashing"]
+EmbedderName = Literal["minilm-onnx", "minilm", "minilm-int8", "hashing"]
 
 
 class Settings(BaseSettings):
@@ -30,7 +30,11 @@ class Settings(BaseSettings):
     database_url: SecretStr | None = Field(
         None, description="a PostgreSQL URL; when set, used instead of the SQLite file"
     )
-    embedder: EmbedderName = Field("minilm-int8", description="how passages are embedded")
+    embedder: EmbedderName = Field(
+        "minilm-onnx",
+        description="all-MiniLM-L6-v2 through ONNX Runtime (minilm-onnx), plain "
+        "sentence-transformers (minilm), int8 ONNX (minilm-int8), or hashing (tests only)",
+    )
     generator: GeneratorName = Field("local", description="which model writes answers")
     model_dir: Path = Field(
         Path.home() / ".cache" / "edgar-rag", description="cache of the local model and EDGAR"

@@ -356,6 +356,35 @@ def _lengths(results: Sequence[FilingResult], parser: str) -> list[str]:
     return rows
 
 
+def load_report(path: Path) -> tuple[list[FilingResult], dict[str, Summary], str]:
+    """The results ``main`` wrote as JSON, as the values ``render_markdown`` takes."""
+    report = json.loads(path.read_text(encoding="utf-8"))
+
+    def segmentation(run: dict[str, Any]) -> Segmentation:
+        items = tuple(FoundItem(**item) for item in run.pop("items"))
+        return Segmentation(items=items, **{k: _tuples(v) for k, v in run.items()})
+
+    results = [
+        FilingResult(
+            ticker=row["ticker"],
+            fiscal_year=row["fiscal_year"],
+            path=row["path"],
+            runs={parser: segmentation(run) for parser, run in row["runs"].items()},
+            scores={
+                parser: FilingScore(**{k: _tuples(v) for k, v in score.items()})
+                for parser, score in row["scores"].items()
+            },
+        )
+        for row in report["filings"]
+    ]
+    summaries = {parser: Summary(**summary) for parser, summary in report["summary"].items()}
+    return results, summaries, report["corpus"]
+
+
+def _tuples(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     arguments = argparse.ArgumentParser(description="Item segmentation: ours against edgartools.")
     arguments.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
@@ -368,6 +397,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     }
     choice = choose(summaries["ours"], summaries["edgartools"], differing_filings(results))
     report = {
+        "corpus": str(options.corpus),
         "edgartools_version": version("edgartools"),
         "expected_items": list(EXPECTED),
         "summary": {parser: asdict(summary) for parser, summary in summaries.items()},

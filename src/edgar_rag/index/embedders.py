@@ -202,7 +202,7 @@ class OnnxMiniLMEmbedder:
 
 
 def _export_onnx(work: Path, *, quantize: bool) -> Path:
-    """Export the packaged weights, fuse attention, LayerNorm and GELU, optionally quantize."""
+    """Export the packaged weights, then fuse attention, LayerNorm and GELU, or quantize."""
     import torch  # noqa: PLC0415  (heavy: imported on first use)
     from onnxruntime.quantization import QuantType, quantize_dynamic  # noqa: PLC0415
     from onnxruntime.transformers.optimizer import optimize_model  # noqa: PLC0415
@@ -227,23 +227,23 @@ def _export_onnx(work: Path, *, quantize: bool) -> Path:
             opset_version=17,
             dynamo=False,
         )
+    if quantize:
+        # Quantizing the unfused graph measured faster than quantizing the fused one (99 vs 59
+        # texts/s): onnxruntime fuses the int8 MatMuls itself, the fused Attention stays fp32.
+        quantized = work / "int8.onnx"
+        quantize_dynamic(
+            str(exported),
+            str(quantized),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            op_types_to_quantize=["MatMul"],
+        )
+        return quantized
     fused = work / "fused.onnx"
     optimize_model(
         str(exported), model_type="bert", num_heads=12, hidden_size=MINILM_DIMENSIONS
     ).save_model_to_file(str(fused))
-    if not quantize:
-        return fused
-    quantized = work / "int8.onnx"
-    quantize_dynamic(
-        str(fused),
-        str(quantized),
-        weight_type=QuantType.QInt8,
-        per_channel=True,
-        op_types_to_quantize=["MatMul"],
-        # The fused ops carry no shape information for the quantizer; their outputs are float.
-        extra_options={"DefaultTensorType": 1},
-    )
-    return quantized
+    return fused
 
 
 def _hidden_states_only(model: Any) -> Any:

@@ -11,7 +11,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import numpy as np
@@ -21,11 +21,13 @@ from edgar_rag.domain import (
     Chunk,
     ChunkKind,
     EmbedderIdentity,
+    Fact,
     FilingMeta,
     ParsedFiling,
     Passage,
     Scope,
     ScoredIds,
+    Section,
     Vectors,
 )
 from edgar_rag.errors import IndexMismatchError, NotFoundError, SourceError
@@ -302,6 +304,51 @@ class SqliteIndex:
         if row is None:
             raise NotFoundError(f"filing {filing_id} is not indexed")
         return str(row[0])
+
+    def export_filing(self, filing_id: int) -> tuple[ParsedFiling, Vectors]:
+        """A stored filing as it was written, vectors included (to copy it to another store)."""
+        meta = self.filing_meta(filing_id)
+        sections = tuple(
+            Section(
+                r["item"], r["part"], r["title"], r["start"], r["end"], bool(r["cross_reference"])
+            )
+            for r in self.db.execute(
+                "SELECT * FROM sections WHERE filing_id = ? ORDER BY ordinal", (filing_id,)
+            )
+        )
+        rows = self.db.execute(
+            "SELECT * FROM chunks WHERE filing_id = ? ORDER BY ordinal", (filing_id,)
+        ).fetchall()
+        chunks = tuple(
+            Chunk(
+                r["ordinal"],
+                r["item"],
+                r["title"],
+                r["start"],
+                r["end"],
+                r["text"],
+                ChunkKind(r["kind"]),
+            )
+            for r in rows
+        )
+        vectors = np.frombuffer(b"".join(r["vector"] for r in rows), dtype=np.float32)
+        facts = tuple(
+            Fact(
+                concept=r["concept"],
+                value=r["value"],
+                displayed=r["displayed"],
+                unit=r["unit"],
+                decimals=r["decimals"],
+                period_start=date.fromisoformat(r["period_start"]) if r["period_start"] else None,
+                period_end=date.fromisoformat(r["period_end"]),
+                dimensions=tuple(tuple(pair) for pair in json.loads(r["dimensions"])),
+                offset=r["offset"],
+                chunk_ordinal=r["chunk_ordinal"],
+            )
+            for r in self.db.execute("SELECT * FROM facts WHERE filing_id = ?", (filing_id,))
+        )
+        parsed = ParsedFiling(meta, self.filing_text(filing_id), sections, chunks, facts)
+        return parsed, vectors.reshape(len(chunks), -1)
 
     def counts(self) -> dict[str, int]:
         """Rows per table, for health checks and benchmarks."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from edgar_rag.domain import (
@@ -48,10 +48,27 @@ def sniff_format(content: bytes) -> SourceFormat:
     return SourceFormat.TEXT
 
 
+@dataclass(frozen=True, slots=True)
+class ReadFiling:
+    """A filing read and segmented, before it is cut into chunks."""
+
+    meta: FilingMeta
+    text: str
+    blocks: list[Block]
+    starts: list[int]
+    sections: list[Section]
+    xbrl: XbrlDocument
+
+
 def ingest_filing(
     raw: RawFiling, chunk_size: int = DEFAULT_SIZE, chunk_overlap: int = DEFAULT_OVERLAP
 ) -> ParsedFiling:
     """Parse one 10-K; raise ParseError, naming ``raw.source``, when it is not one."""
+    return chunk_filing(read_filing(raw), chunk_size, chunk_overlap)
+
+
+def read_filing(raw: RawFiling) -> ReadFiling:
+    """Clean text, Items, metadata and XBRL facts of one filing."""
     if not raw.content.strip():
         raise ParseError(f"{raw.source}: the file is empty")
     source_format = sniff_format(raw.content)
@@ -69,9 +86,19 @@ def ingest_filing(
     text, starts = join_blocks(blocks)
     meta = _filing_meta(raw, text, xbrl, source_format)
     sections = _sections(text, blocks, starts, printed)
-    chunks = chunk_sections(text, sections, blocks, starts, size=chunk_size, overlap=chunk_overlap)
-    facts = _place_facts(xbrl, blocks, starts, chunks)
-    return ParsedFiling(meta, text, tuple(sections), tuple(chunks), tuple(facts))
+    return ReadFiling(meta, text, blocks, starts, sections, xbrl)
+
+
+def chunk_filing(
+    filing: ReadFiling, chunk_size: int = DEFAULT_SIZE, chunk_overlap: int = DEFAULT_OVERLAP
+) -> ParsedFiling:
+    """Cut a read filing into chunks and point each displayed fact at the chunk that prints it."""
+    text, blocks, starts = filing.text, filing.blocks, filing.starts
+    chunks = chunk_sections(
+        text, filing.sections, blocks, starts, size=chunk_size, overlap=chunk_overlap
+    )
+    facts = _place_facts(filing.xbrl, blocks, starts, chunks)
+    return ParsedFiling(filing.meta, text, tuple(filing.sections), tuple(chunks), tuple(facts))
 
 
 def _sections(

@@ -1,0 +1,55 @@
+"""Fail when a page under docs/ (or the README's measured figures) disagrees with the JSON its
+command wrote: each page is rendered again from its JSON and compared byte for byte."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from edgar_rag.bench import items, report
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def _items() -> str:
+    results, summaries, corpus = items.load_report(DOCS / "items.json")
+    return items.render_markdown(results, summaries, corpus)
+
+
+def _json(name: str) -> dict[str, object]:
+    data: dict[str, object] = json.loads((DOCS / name).read_text(encoding="utf-8"))
+    return data
+
+
+PAGES: dict[str, Callable[[], str]] = {
+    "items.md": _items,
+    "performance.md": lambda: report.render_performance(_json("performance.json")),
+    "scaling.md": lambda: report.render_scaling(_json("performance.json")),
+}
+
+
+def main() -> int:
+    failures = []
+    for name, render in PAGES.items():
+        page = DOCS / name
+        if not page.exists():
+            failures.append(f"docs/{name} is missing")
+            continue
+        if page.read_text(encoding="utf-8") != render():
+            failures.append(f"docs/{name} differs from what its JSON renders; rerun its command")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = report.render_readme_figures(DOCS)
+    if block not in readme:
+        failures.append("README.md's measured figures differ from docs/*.json; paste:\n" + block)
+    for failure in failures:
+        print(failure, file=sys.stderr)
+    if not failures:
+        print(f"docs: {len(PAGES)} pages and the README's figures match their JSON")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
