@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -25,6 +25,7 @@ from edgar_rag.domain import (
     Generation,
     Generator,
     Hit,
+    Prompt,
     Reason,
     Response,
     Scope,
@@ -67,6 +68,22 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
     return int(years[-1]) if years else None
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A question searched and its prompt built: everything the model and verifier need."""
+
+    question: str
+    scope: Scope
+    hits: list[Hit]
+    given: list[Hit]
+    """The hits whose windows went into the prompt, in marker order."""
+    windows: list[Window]
+    prompt: Prompt
+    best: float | None
+    """The best cosine among the hits (what the cosine gate holds to its threshold)."""
+    timings: dict[str, float]
+
+
 @dataclass(slots=True)
 class Answerer:
     """Answers a question inside a scope, or declines with a reason."""
@@ -78,29 +95,29 @@ class Answerer:
     settings: AnswerSettings = field(default_factory=AnswerSettings)
 
     def answer(self, question: str, scope: Scope, gate: str | None = None) -> Response:
+        """Search, screen (company guard and gate), generate, verify."""
         gate_name = gate or self.settings.gate
+        prepared = self.prepare(question, scope)
+        decline = _Decliner(question, scope.filing, gate_name, prepared.best, prepared.timings)
+        started = time.perf_counter()
+        screened = self.screen(prepared, gate_name)
+        prepared.timings["gate"] = _ms_since(started)
+        if screened is not None:
+            reason, detail, gate_score = screened
+            return decline(reason, detail, gate_score)
+        gate_score = prepared.best if "cosine" in gate_name else None
+        started = time.perf_counter()
+        generation = self.generator.generate(prepared.prompt)
+        prepared.timings["generate"] = _ms_since(started)
+        return self.conclude(prepared, generation, gate_name, gate_score)
+
+    def prepare(self, question: str, scope: Scope) -> Prepared:
+        """Search, then the prompt from the best lines of the top passages."""
         timings: dict[str, float] = {}
         hits = self.searcher.search(question, scope, self.settings.search_k)
         searched = self.searcher.last_timings
         timings["embed"] = round(searched.embed_ms, 1)
         timings["search"] = round(searched.search_ms + searched.fuse_ms, 1)
-        best = hits[0].cosine if hits else None
-        decline = _Decliner(question, scope.filing, gate_name, best, timings)
-
-        started = time.perf_counter()
-        filing = scope.filing
-        if filing is not None and self.directory is not None:
-            other = company_guard(question, filing, self.directory)
-            if other is not None:
-                timings["gate"] = _ms_since(started)
-                return decline(Reason.OUT_OF_SCOPE, other)
-        decision = apply_gate(gate_name, question, filing, hits, self.settings.cosine_threshold)
-        timings["gate"] = _ms_since(started)
-        if not decision.passed and decision.reason is not None:
-            return decline(decision.reason, decision.detail, decision.gate_score)
-        if not hits:
-            return decline(Reason.GATE_REJECTED, "no passage of the filing matches the question")
-
         given = hits[: self.settings.passages_in_prompt]
         windows = [
             best_window(h.passage.chunk.text, question, self.settings.passage_chars) for h in given
@@ -115,40 +132,64 @@ class Answerer:
                 for marker, (hit, window) in enumerate(zip(given, windows, strict=True), 1)
             ],
             token,
-            _source(filing),
+            _source(scope.filing),
             self.settings.max_tokens,
         )
-        started = time.perf_counter()
-        generation = self.generator.generate(prompt)
-        timings["generate"] = _ms_since(started)
+        best = max((h.cosine for h in hits), default=None)
+        return Prepared(question, scope, hits, given, windows, prompt, best, timings)
+
+    def screen(
+        self, prepared: Prepared, gate_name: str
+    ) -> tuple[Reason, str | None, float | None] | None:
+        """A decline decided before the model (company guard, then the gate), or None."""
+        filing = prepared.scope.filing
+        if filing is not None and self.directory is not None:
+            other = company_guard(prepared.question, filing, self.directory)
+            if other is not None:
+                return Reason.OUT_OF_SCOPE, other, None
+        decision = apply_gate(
+            gate_name, prepared.question, filing, prepared.hits, self.settings.cosine_threshold
+        )
+        if not decision.passed and decision.reason is not None:
+            return decision.reason, decision.detail, decision.gate_score
+        if not prepared.hits:
+            return Reason.GATE_REJECTED, "no passage of the filing matches the question", None
+        return None
+
+    def conclude(
+        self,
+        prepared: Prepared,
+        generation: Generation,
+        gate_name: str,
+        gate_score: float | None = None,
+        *,
+        check_periods: bool = True,
+    ) -> Response:
+        """The model's text verified against the passages it was given: an answer or a decline."""
+        question, scope, timings = prepared.question, prepared.scope, prepared.timings
+        filing = scope.filing
+        decline = _Decliner(question, filing, gate_name, prepared.best, timings)
         decline.generation = (
             generation.model,
             generation.prompt_tokens,
             generation.completion_tokens,
         )
         decline.replayed = generation.replayed
-        if is_refusal(generation.text, token):
+        if is_refusal(generation.text, prepared.prompt.refusal_token):
             return decline(Reason.MODEL_DECLINED, "the model found no answer in the passages")
+        given, windows = prepared.given, prepared.windows
         if generation.model == ECHO:
             return self._respond(
-                question,
-                scope,
-                generation,
-                given,
-                windows,
-                range(1, len(given) + 1),
+                prepared, generation, range(1, len(given) + 1),
                 "the echo generator returns the retrieved passages; no model wrote this",
-                gate_name,
-                decision.gate_score,
-                timings,
-            )
-
+                gate_name, gate_score,
+            )  # fmt: skip
         started = time.perf_counter()
         asked = _asked_years(question, filing)
         verdict = verify_answer(
             generation.text,
             {marker: window.text for marker, window in enumerate(windows, 1)},
-            asked,
+            asked if check_periods else frozenset(),
             (lambda header: fiscal_year_of_header(header, filing))
             if filing is not None
             else (lambda header: None),
@@ -157,43 +198,31 @@ class Answerer:
         if not verdict.ok:
             return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)
         return self._respond(
-            question,
-            scope,
-            generation,
-            given,
-            windows,
-            verdict.cited,
-            _period_note(asked, filing),
-            gate_name,
-            decision.gate_score,
-            timings,
+            prepared, generation, verdict.cited, _period_note(asked, filing), gate_name, gate_score
         )
 
     def _respond(
         self,
-        question: str,
-        scope: Scope,
+        prepared: Prepared,
         generation: Generation,
-        given: Sequence[Hit],
-        windows: Sequence[Window],
         cited: Iterable[int],
         detail: str | None,
         gate: str,
         gate_score: float | None,
-        timings: dict[str, float],
     ) -> Response:
+        given, windows = prepared.given, prepared.windows
         return Response(
-            question=question,
+            question=prepared.question,
             text=generation.text.strip(),
             citations=tuple(_citation(m, given[m - 1], windows[m - 1]) for m in cited),
             reason=None,
             detail=detail,
             gate=gate,
-            retrieval_score=given[0].cosine if given else None,
+            retrieval_score=prepared.best,
             gate_score=gate_score,
-            source=scope.filing,
+            source=prepared.scope.filing,
             generator=generation.model,
-            timings_ms=timings,
+            timings_ms=prepared.timings,
             prompt_tokens=generation.prompt_tokens,
             completion_tokens=generation.completion_tokens,
             replayed=generation.replayed,
