@@ -227,3 +227,113 @@ def write_jsonl(path: Path, rows: Iterable[BaseModel]) -> None:
 def read_figure_questions(path: Path) -> list[FigureQuestion]:
     lines = path.read_text(encoding="utf-8").splitlines()
     return [FigureQuestion.model_validate_json(line) for line in lines if line.strip()]
+
+
+class GoldenQuestion(BaseModel):
+    """A golden question: answerable (gold from XBRL) or unanswerable by construction."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    split: str
+    """``dev`` or ``eval``, fixed by company before any run (``split_companies``)."""
+    kind: str
+    """``answerable``, ``other_company``, ``other_period`` or ``not_disclosed``."""
+    ticker: str
+    fiscal_year: int
+    metric: str
+    question: str
+    value: float | None = None
+    displayed: str | None = None
+    decimals: int | None = None
+    other_periods: tuple[str, ...] = ()
+    """The concept's figures for other periods, as displayed (to count wrong-period answers)."""
+
+
+OTHER_COMPANIES = ("Microsoft", "Costco", "Lowe's", "Oracle", "Pfizer", "Intel")
+UNANSWERABLE_PER_KIND = 2
+ANSWERABLE_PER_FILING = 8
+
+
+def split_companies(tickers: Iterable[str]) -> dict[str, str]:
+    """Companies alternate between ``dev`` and ``eval`` in ticker order: a fixed, recorded rule."""
+    return {t: ("dev" if i % 2 == 0 else "eval") for i, t in enumerate(sorted(set(tickers)))}
+
+
+def golden_questions(filings: Sequence[ParsedFiling]) -> list[GoldenQuestion]:
+    """Answerable and unanswerable questions for each filing with a ticker."""
+    tickers = [f.meta.ticker for f in filings if f.meta.ticker]
+    split = split_companies(t for t in tickers if t)
+    names = {f.meta.ticker: short_name(f.meta.company) for f in filings if f.meta.ticker}
+    questions: list[GoldenQuestion] = []
+    for filing in filings:
+        meta = filing.meta
+        if meta.ticker is None:
+            continue
+        base = {"split": split[meta.ticker], "ticker": meta.ticker, "fiscal_year": meta.fiscal_year}
+        figures = figure_questions(filing)
+        chosen = sorted(figures, key=lambda q: hashlib.sha256(q.id.encode()).hexdigest())
+        for q in chosen[:ANSWERABLE_PER_FILING]:
+            questions.append(
+                GoldenQuestion(
+                    id=q.id, kind="answerable", metric=q.metric, question=q.question,
+                    value=q.value, displayed=q.displayed, decimals=q.decimals,
+                    other_periods=_other_periods(filing, q.concept), **base,
+                )
+            )  # fmt: skip
+        reported = {q.metric for q in figures}
+        metrics = [m for m in METRICS if m.key in reported] or list(METRICS)
+        others = [n for t, n in sorted(names.items()) if t != meta.ticker] + list(OTHER_COMPANIES)
+        for i in range(UNANSWERABLE_PER_KIND):
+            seed = f"{meta.ticker}-{meta.fiscal_year}-{i}"
+            metric = metrics[int(hashlib.sha256(seed.encode()).hexdigest(), 16) % len(metrics)]
+            other = _pick(seed + "company", others)
+            name = _pick(seed + "name", metric.names)
+            questions.append(
+                GoldenQuestion(
+                    id=f"{seed}-other_company", kind="other_company", metric=metric.key,
+                    question=f"What was {other}'s {name} in fiscal {meta.fiscal_year}?", **base,
+                )
+            )  # fmt: skip
+            year = min(meta.years_reported or (meta.fiscal_year,)) - 3 - i
+            own = short_name(meta.company)
+            questions.append(
+                GoldenQuestion(
+                    id=f"{seed}-other_period", kind="other_period", metric=metric.key,
+                    question=_pick(seed + "period", _TEMPLATES).format(
+                        company=own, metric=name, year=year, yy=f"{year % 100:02d}"
+                    ),
+                    **base,
+                )
+            )  # fmt: skip
+        missing = [m for m in METRICS if m.key not in reported]
+        for i, metric in enumerate(missing[:UNANSWERABLE_PER_KIND]):
+            seed = f"{meta.ticker}-{meta.fiscal_year}-{metric.key}"
+            questions.append(
+                GoldenQuestion(
+                    id=f"{seed}-not_disclosed", kind="not_disclosed", metric=metric.key,
+                    question=_pick(seed, _TEMPLATES).format(
+                        company=short_name(meta.company),
+                        metric=metric.names[i % len(metric.names)],
+                        year=meta.fiscal_year, yy=f"{meta.fiscal_year % 100:02d}",
+                    ),
+                    **base,
+                )
+            )  # fmt: skip
+    return questions
+
+
+def _other_periods(filing: ParsedFiling, concept: str) -> tuple[str, ...]:
+    shown = {
+        fact.displayed
+        for fact in filing.facts
+        if fact.concept == concept
+        and not fact.dimensions
+        and fact.period_end != filing.meta.period_end
+    }
+    return tuple(sorted(shown))
+
+
+def read_golden(path: Path) -> list[GoldenQuestion]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [GoldenQuestion.model_validate_json(line) for line in lines if line.strip()]

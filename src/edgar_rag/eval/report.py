@@ -79,3 +79,152 @@ def render_retrieval(report: dict[str, Any]) -> str:
             )
         lines.append("")
     return "\n".join(lines)
+
+
+ARMS = ("none", "cosine", "period", "period+cosine")
+UNANSWERABLE = ("other_company", "other_period", "not_disclosed")
+
+
+def arm_outcome(record: dict[str, Any], arm: str, threshold: float | None) -> str:
+    """What an arm shows for a case: the shared generation's outcome, or the arm's own decline."""
+    if record["company_declined"]:
+        return "out_of_scope"
+    if "period" in arm and record["period_declined"]:
+        return "out_of_period"
+    best = record["best_cosine"]
+    if "cosine" in arm and threshold is not None and (best is None or best < threshold):
+        return "gate_rejected"
+    return str(record["outcome"])
+
+
+def _rate(count: int, n: int) -> str:
+    from edgar_rag.eval.stats import wilson  # noqa: PLC0415
+
+    interval = wilson(count, n)
+    if n == 0:
+        return "0/0"
+    return f"{count}/{n} = {count / n:.1%} [{interval.low:.1%}, {interval.high:.1%}]"
+
+
+def render_answering(run: dict[str, Any]) -> str:
+    from edgar_rag.eval.stats import cluster_bootstrap, mcnemar_exact, percentiles  # noqa: PLC0415
+
+    records = run["records"]
+    thresholds = run["thresholds"]
+    answerable = [r for r in records if r["kind"] == "answerable"]
+    unanswerable = [r for r in records if r["kind"] != "answerable"]
+    lines = [
+        "# Answering",
+        "",
+        f"Written by `make answering` from `data/golden/run-{run['split']}.json`: the "
+        f"{run['split']} split of the golden set ({len(answerable)} answerable questions with an "
+        f"XBRL gold value, {len(unanswerable)} unanswerable by construction), generator "
+        f"`{run['generator']}`, temperature 0. Each question was searched and generated once; "
+        "every arm is a mask over that generation. Intervals are Wilson 95%.",
+        "",
+        "## Arms",
+        "",
+        "| arm | correct on answerable | false answers on unanswerable | company-bootstrap 95% "
+        "(false answers) | generator s / question |",
+        "| --- | --- | --- | --- | ---: |",
+    ]
+    outcomes: dict[str, list[str]] = {}
+    for arm in ARMS:
+        shown = [arm_outcome(r, arm, thresholds.get(r["ticker"])) for r in records]
+        outcomes[arm] = shown
+        correct = sum(
+            1 for r, o in zip(records, shown, strict=True) if r["kind"] == "answerable"
+            and o == "answered" and r["correct"]
+        )  # fmt: skip
+        false = [
+            o == "answered"
+            for r, o in zip(records, shown, strict=True)
+            if r["kind"] != "answerable"
+        ]
+        clusters = [r["ticker"] for r in unanswerable]
+        boot = cluster_bootstrap([float(f) for f in false], clusters, seed=0)
+        spent = sum(
+            r["generate_s"] for r, o in zip(records, shown, strict=True)
+            if o not in ("out_of_scope", "out_of_period", "gate_rejected")
+        ) / len(records)  # fmt: skip
+        lines.append(
+            f"| {arm} | {_rate(correct, len(answerable))} | {_rate(sum(false), len(false))} | "
+            f"[{boot.low:.1%}, {boot.high:.1%}] | {spent:.2f} |"
+        )
+    none_ok = [
+        o == "answered" and r["correct"]
+        for r, o in zip(records, outcomes["none"], strict=True)
+        if r["kind"] == "answerable"
+    ]
+    lines += ["", "Paired comparisons against `none` on answerable questions (exact McNemar):", ""]
+    for arm in ARMS[1:]:
+        arm_ok = [
+            o == "answered" and r["correct"]
+            for r, o in zip(records, outcomes[arm], strict=True)
+            if r["kind"] == "answerable"
+        ]
+        test = mcnemar_exact(none_ok, arm_ok)
+        lines.append(
+            f"- {arm}: correct under none only {test.discordant_ab}, under {arm} only "
+            f"{test.discordant_ba}, p = {test.p_value:.3f}"
+        )
+    lines += [
+        "",
+        "## What each check stops (false answers on unanswerable questions, by kind)",
+        "",
+        "| kind | n | model + figure check only | + company guard | + period-aware figures "
+        "| + metric named |",
+        "| --- | ---: | --- | --- | --- | --- |",
+    ]
+    for kind in UNANSWERABLE:
+        group = [r for r in records if r["kind"] == kind]
+        bare = sum(r["outcome_without_period_check"] == "answered" for r in group)
+        guarded = sum(
+            r["outcome_without_period_check"] == "answered" and not r["company_declined"]
+            for r in group
+        )
+        periods = sum(r["outcome"] == "answered" and not r["company_declined"] for r in group)
+        metric = sum(
+            r["outcome"] == "answered" and not r["company_declined"] and r["metric_named"]
+            for r in group
+        )
+        n = len(group)
+        lines.append(
+            f"| {kind} | {n} | {_rate(bare, n)} | {_rate(guarded, n)} | {_rate(periods, n)} | "
+            f"{_rate(metric, n)} |"
+        )
+    answered = [r for r in answerable if r["outcome"] == "answered"]
+    loose = [r for r in answerable if r["outcome_without_period_check"] == "answered"]
+    metric_kept = sum(r["correct"] and r["metric_named"] for r in answerable)
+    lines += [
+        "",
+        "## Figure questions",
+        "",
+        f"- Correct (the stated figure is the gold value, cited from a passage printing it): "
+        f"{_rate(sum(r['correct'] for r in answerable), len(answerable))}.",
+        f"- Wrong-period answers among answered figure questions: "
+        f"{_rate(sum(r['wrong_period'] for r in answered), len(answered))} with the period-aware "
+        f"check; {_rate(sum(r['wrong_period_without_check'] for r in loose), len(loose))} "
+        "without it.",
+        f"- The metric check would keep {metric_kept} of the "
+        f"{sum(r['correct'] for r in answerable)} correct answers.",
+        "",
+        "Declines on answerable questions (arm none):",
+        "",
+    ]
+    reasons: dict[str, int] = {}
+    for record in answerable:
+        if record["outcome"] != "answered":
+            reasons[record["outcome"]] = reasons.get(record["outcome"], 0) + 1
+    lines += [f"- {reason}: {count}" for reason, count in sorted(reasons.items())]
+    seconds = percentiles([r["generate_s"] for r in records])
+    tokens = percentiles([r["prompt_tokens"] for r in records])
+    lines += [
+        "",
+        "## Cost",
+        "",
+        f"- Prompt tokens per question: P50 {tokens['p50']:.0f}, P95 {tokens['p95']:.0f}.",
+        f"- Generator seconds per question: P50 {seconds['p50']:.2f}, P95 {seconds['p95']:.2f}.",
+        "",
+    ]
+    return "\n".join(lines)

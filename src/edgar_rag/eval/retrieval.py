@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from edgar_rag.domain import Embedder, Hit, RawFiling
+from edgar_rag.domain import Embedder, Hit, ParsedFiling, RawFiling
 from edgar_rag.eval.golden import (
     FigureQuestion,
     figure_questions,
@@ -73,14 +73,18 @@ ARMS: dict[str, SearchSettings] = {
 }
 
 
-def generate_figure_questions(corpus: Path) -> list[FigureQuestion]:
+def parse_corpus(corpus: Path) -> list[ParsedFiling]:
+    """Every HTML filing of the corpus manifest, parsed."""
     with (corpus / "filings" / "manifest.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    questions: list[FigureQuestion] = []
-    for row in rows:
-        path = corpus / row["path"]
-        questions += figure_questions(ingest_filing(RawFiling(path.read_bytes(), str(path))))
-    return questions
+    return [
+        ingest_filing(RawFiling((corpus / row["path"]).read_bytes(), str(corpus / row["path"])))
+        for row in rows
+    ]
+
+
+def generate_figure_questions(corpus: Path) -> list[FigureQuestion]:
+    return [q for filing in parse_corpus(corpus) for q in figure_questions(filing)]
 
 
 def figure_cases(questions: Sequence[FigureQuestion]) -> list[Case]:

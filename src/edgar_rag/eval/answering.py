@@ -1,0 +1,188 @@
+"""The answering evaluation: retrieve once, generate once per question, score every arm.
+
+Each golden question is searched once and generated once (with the company guard off, so that
+its effect can be measured too); every gate and check is a mask over that one generation, so every
+difference between arms is the gate's or the check's. The run (one record per question) is
+written to ``data/golden/run-<split>.json``; the report is a pure function of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.companies import company_guard
+from edgar_rag.answer.gates import cross_fit_thresholds
+from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
+from edgar_rag.answer.periods import period_guard
+from edgar_rag.domain import Reason, Response
+from edgar_rag.eval.golden import GoldenQuestion, golden_questions, read_golden, write_jsonl
+
+GOLDEN = Path("data/golden/questions.jsonl")
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRecord:
+    """What happened to one golden question, enough to score every arm without a model."""
+
+    id: str
+    kind: str
+    ticker: str
+    fiscal_year: int
+    metric: str
+    best_cosine: float | None
+    company_declined: bool
+    period_declined: bool
+    outcome: str
+    """``answered`` or the decline reason of the shared generation (company guard off)."""
+    outcome_without_period_check: str
+    correct: bool
+    wrong_period: bool
+    wrong_period_without_check: bool
+    metric_named: bool
+    """The cited passages name the metric asked (its label words or a synonym)."""
+    text: str | None
+    generate_s: float
+    prompt_tokens: int
+
+
+def gold_matches(text: str, question: GoldenQuestion) -> bool:
+    """The answer states the gold figure, to the precision it wrote (scaled or as displayed)."""
+    return _states(text, question.displayed, question.value)
+
+
+def _states(text: str, displayed: str | None, value: float | None) -> bool:
+    if displayed is None:
+        return False
+    gold = find_figures(displayed.replace(",", ""))
+    if not gold:
+        return False
+    printed = PrintedFigure(gold[0], (value,) if value is not None else (), header=None, label=None)
+    return any(supports(printed, claim) for claim in find_figures(text))
+
+
+def _states_other_period(text: str, question: GoldenQuestion) -> bool:
+    if question.kind != "answerable" or gold_matches(text, question):
+        return False
+    return any(_states(text, shown, None) for shown in question.other_periods)
+
+
+def names_metric(question: GoldenQuestion, response: Response) -> bool:
+    from edgar_rag.eval.golden import METRICS  # noqa: PLC0415
+
+    metric = next(m for m in METRICS if m.key == question.metric)
+    words = {w.lower() for name in metric.names for w in name.split() if len(w) > 3}
+    words |= {c.split(":")[-1].lower() for c in metric.concepts}
+    quotes = " ".join(c.quote.lower() for c in response.citations)
+    return any(word in quotes for word in words)
+
+
+def run_split(
+    answerer: Answerer, index: Any, golden: Sequence[GoldenQuestion], split: str
+) -> list[CaseRecord]:
+    records = []
+    directory = answerer.directory
+    for question in (q for q in golden if q.split == split):
+        scope = index.resolve_scope(ticker=question.ticker, fiscal_year=question.fiscal_year)
+        filing = scope.filing
+        prepared = answerer.prepare(question.question, scope)
+        company = (
+            directory is not None
+            and filing is not None
+            and company_guard(question.question, filing, directory) is not None
+        )
+        period = filing is not None and period_guard(question.question, filing) is not None
+        started = time.perf_counter()
+        generation = answerer.generator.generate(prepared.prompt)
+        seconds = time.perf_counter() - started
+        response = answerer.conclude(prepared, generation, "none")
+        loose = answerer.conclude(prepared, generation, "none", check_periods=False)
+        answered = response.reason is None and response.text is not None
+        text = response.text or ""
+        correct = answered and question.kind == "answerable" and gold_matches(text, question)
+        wrong_period = answered and _states_other_period(text, question)
+        loose_text = loose.text or ""
+        loose_wrong = loose.reason is None and _states_other_period(loose_text, question)
+        records.append(
+            CaseRecord(
+                id=question.id, kind=question.kind, ticker=question.ticker,
+                fiscal_year=question.fiscal_year, metric=question.metric,
+                best_cosine=prepared.best, company_declined=company, period_declined=period,
+                outcome="answered" if answered else _reason(response),
+                outcome_without_period_check=(
+                    "answered" if loose.reason is None else _reason(loose)
+                ),
+                correct=correct, wrong_period=wrong_period,
+                wrong_period_without_check=loose_wrong,
+                metric_named=answered and names_metric(question, response),
+                text=response.text if answered else generation.text,
+                generate_s=round(seconds, 3), prompt_tokens=generation.prompt_tokens,
+            )
+        )  # fmt: skip
+    return records
+
+
+def _reason(response: Response) -> str:
+    return (response.reason or Reason.UNSUPPORTED_CLAIM).value
+
+
+def cosine_scores(
+    answerer: Answerer, index: Any, golden: Sequence[GoldenQuestion]
+) -> dict[str, list[float]]:
+    """Best-hit cosine of every answerable question, by company (for cross-fitted thresholds)."""
+    scores: dict[str, list[float]] = {}
+    for question in golden:
+        if question.kind != "answerable":
+            continue
+        scope = index.resolve_scope(ticker=question.ticker, fiscal_year=question.fiscal_year)
+        best = answerer.prepare(question.question, scope).best
+        if best is not None:
+            scores.setdefault(question.ticker, []).append(best)
+    return scores
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Run the answering evaluation on one split.")
+    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
+    parser.add_argument("--split", default="dev", choices=["dev", "eval"])
+    parser.add_argument("--generate", action="store_true", help="write the golden questions")
+    args = parser.parse_args(argv)
+    if args.generate:
+        from edgar_rag.eval.retrieval import parse_corpus  # noqa: PLC0415
+
+        write_jsonl(GOLDEN, golden_questions(parse_corpus(args.corpus)))
+        return 0
+    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
+    from edgar_rag.config import load_settings  # noqa: PLC0415
+
+    settings = load_settings()
+    index = open_index(settings)
+    answerer = build_answerer(settings, index)
+    golden = read_golden(GOLDEN)
+    thresholds = cross_fit_thresholds(cosine_scores(answerer, index, golden))
+    records = run_split(answerer, index, golden, args.split)
+    out = Path(f"data/golden/run-{args.split}.json")
+    out.write_text(
+        json.dumps(
+            {
+                "split": args.split,
+                "generator": answerer.generator.name,
+                "thresholds": thresholds,
+                "records": [asdict(r) for r in records],
+            },
+            indent=1,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
