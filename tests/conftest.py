@@ -17,10 +17,10 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from edgar_rag.bench.postgres_server import PostgresStartError, running_postgres
 from edgar_rag.domain import ParsedFiling
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.ingest.pipeline import ingest_filing
-from edgar_rag.bench.postgres_server import PostgresStartError, running_postgres
 
 
 def _is_loopback(address: Any) -> bool:

@@ -37,7 +37,7 @@ def test_defaults_need_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 
 def test_a_bad_value_names_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EDGAR_RAG_GATE", "sometimes")
-    with pytest.raises(ConfigError, match="^EDGAR_RAG_GATE: "):
+    with pytest.raises(ConfigError, match=r"^EDGAR_RAG_GATE: "):
         load_settings()
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from edgar_rag.bench.embedding import compare_embedders
 from edgar_rag.domain import Embedder, Vectors
 from edgar_rag.index.embedders import (
     HashingEmbedder,
@@ -83,6 +84,23 @@ def test_every_embedder_names_what_its_vectors_mean(tmp_path: Path) -> None:
     assert len(set(identities)) == len(identities)
     assert all(identity.dimensions == 384 for identity in identities)
     assert not any(tmp_path.iterdir()), "constructing an embedder must not export a model"
+
+
+def test_an_embedder_compared_with_itself_agrees_completely() -> None:
+    queries = [query for query, _ in QUERY_AND_PASSAGE]
+    comparison = compare_embedders(
+        PASSAGES, queries, HashingEmbedder(), HashingEmbedder(), k=2, rounds=2, slice_texts=3
+    )
+    assert (comparison.texts, comparison.queries, comparison.k) == (len(PASSAGES), 3, 2)
+    assert comparison.cosine_min == pytest.approx(1.0)
+    assert (comparison.same_top_k_share, comparison.top_k_overlap_mean) == (1.0, 1.0)
+    assert comparison.baseline_texts_per_s > 0
+    assert comparison.candidate_texts_per_s > 0
+
+
+def test_embedders_of_different_dimensions_cannot_be_compared() -> None:
+    with pytest.raises(ValueError, match="dimensions"):
+        compare_embedders(PASSAGES, ["q"], HashingEmbedder(), HashingEmbedder(dimensions=64))
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ class EmbeddingComparison:
     queries: int
     k: int
     rounds: int
+    slice_texts: int
     baseline_s: float
     candidate_s: float
     baseline_texts_per_s: float
@@ -50,7 +51,8 @@ class EmbeddingComparison:
     def describe(self) -> str:
         return "\n".join(
             [
-                f"{self.texts} texts, {self.queries} queries, median of {self.rounds} rounds",
+                f"{self.texts} texts, {self.queries} queries, median of {self.rounds} rounds, "
+                f"turns every {self.slice_texts} texts",
                 f"baseline  {self.baseline}: {self.baseline_s:.1f} s, "
                 f"{self.baseline_texts_per_s:.1f} texts/s",
                 f"candidate {self.candidate}: {self.candidate_s:.1f} s, "
@@ -71,22 +73,21 @@ def compare_embedders(
     k: int = 5,
     *,
     rounds: int = 3,
+    slice_texts: int = 100,
 ) -> EmbeddingComparison:
-    """Time both embedders alternately over ``texts``, then compare their vectors and rankings."""
+    """Time both embedders over ``texts``, then compare their vectors and rankings.
+
+    The embedders take turns every ``slice_texts`` texts, so that load from other processes on a
+    shared machine falls on both alike; each one's time is the median of its per-round totals.
+    """
     if baseline.identity.dimensions != candidate.identity.dimensions:
         raise ValueError("the embedders' vectors have different dimensions")
-    if not texts or rounds < 1:
-        raise ValueError("need at least one text and one round")
+    if not texts or rounds < 1 or slice_texts < 1:
+        raise ValueError("need at least one text, one round and one text per turn")
     for embedder in (baseline, candidate):
         embedder.embed(texts[:WARM_UP_TEXTS])
-    seconds: dict[int, list[float]] = {0: [], 1: []}
-    vectors: dict[int, Vectors] = {}
-    for _ in range(rounds):
-        for which, embedder in enumerate((baseline, candidate)):
-            started = time.perf_counter()
-            vectors[which] = embedder.embed(texts)
-            seconds[which].append(time.perf_counter() - started)
-    baseline_s, candidate_s = (statistics.median(seconds[which]) for which in (0, 1))
+    seconds, vectors = _time_alternately((baseline, candidate), texts, rounds, slice_texts)
+    baseline_s, candidate_s = (statistics.median(per_round) for per_round in seconds)
     cosines = np.einsum("ij,ij->i", vectors[0], vectors[1])
     baseline_top = top_k(baseline.embed(queries), vectors[0], k)
     candidate_top = top_k(candidate.embed(queries), vectors[1], k)
@@ -101,6 +102,7 @@ def compare_embedders(
         queries=len(queries),
         k=k,
         rounds=rounds,
+        slice_texts=slice_texts,
         baseline_s=baseline_s,
         candidate_s=candidate_s,
         baseline_texts_per_s=len(texts) / baseline_s,
@@ -111,6 +113,25 @@ def compare_embedders(
         same_top_k_share=float(np.mean([overlap == k for overlap in overlaps])) if queries else 1.0,
         top_k_overlap_mean=float(np.mean(overlaps)) / k if queries else 1.0,
     )
+
+
+def _time_alternately(
+    embedders: tuple[Embedder, Embedder], texts: Sequence[str], rounds: int, slice_texts: int
+) -> tuple[list[list[float]], list[Vectors]]:
+    """Seconds per embedder per round, and each embedder's vectors from the last round."""
+    slices = [texts[start : start + slice_texts] for start in range(0, len(texts), slice_texts)]
+    seconds = [[0.0] * rounds for _ in embedders]
+    parts: list[list[Vectors]] = [[] for _ in embedders]
+    for round_number in range(rounds):
+        parts = [[] for _ in embedders]
+        for slice_number, part in enumerate(slices):
+            # Alternate who goes first, so neither always runs on the caches the other warmed.
+            order = (0, 1) if (round_number + slice_number) % 2 == 0 else (1, 0)
+            for which in order:
+                started = time.perf_counter()
+                parts[which].append(embedders[which].embed(part))
+                seconds[which][round_number] += time.perf_counter() - started
+    return seconds, [np.vstack(vectors) for vectors in parts]
 
 
 def top_k(queries: Vectors, texts: Vectors, k: int) -> npt.NDArray[np.intp]:
@@ -125,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--queries", type=Path, required=True, help="JSON list of queries")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--slice", type=int, default=100, help="texts per turn")
     parser.add_argument("--limit", type=int, default=None, help="use only the first N texts")
     parser.add_argument("--batch-size", type=int, default=16, help="of the ONNX candidate")
     parser.add_argument("--int8", action="store_true", help="quantize the ONNX candidate")
@@ -135,7 +157,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache_dir = args.cache_dir or load_settings().model_dir / "embedders"
     candidate = OnnxMiniLMEmbedder(cache_dir, batch_size=args.batch_size, quantize=args.int8)
     comparison = compare_embedders(
-        texts, queries, MiniLMEmbedder(), candidate, args.k, rounds=args.rounds
+        texts,
+        queries,
+        MiniLMEmbedder(),
+        candidate,
+        args.k,
+        rounds=args.rounds,
+        slice_texts=args.slice,
     )
     print(comparison.describe())
     return 0
