@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test docs-check bench items demo clean
+.PHONY: setup lock check lint test docs-check bench items retrieval answering eval result demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -59,6 +59,24 @@ bench: build/corpus.db
 
 items: setup
 	$(BIN)/python -m edgar_rag.bench.items --corpus $(CORPUS) --out docs/items.md
+
+retrieval: build/corpus.db
+	$(BIN)/python -m edgar_rag.eval.retrieval --corpus $(CORPUS) --index build/corpus.db \
+	  --out docs/retrieval.json
+
+# One generation per dev-split golden question with the local model, recorded on a tape.
+answering: build/corpus.db
+	EDGAR_RAG_DB=build/corpus.db EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache \
+	EDGAR_RAG_TAPE=data/golden/tape-dev.jsonl EDGAR_RAG_TAPE_MODE=record \
+	  $(BIN)/python -m edgar_rag.eval.answering --split dev
+	$(MAKE) eval
+
+# Rebuild the evaluation pages from the committed runs (no model, no index).
+eval: setup
+	$(BIN)/python -m edgar_rag.eval.render
+
+result: setup
+	@$(BIN)/python -m edgar_rag.eval.render --print
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from edgar_rag.bench import items, report
+from edgar_rag.eval import render as evaluations
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -40,6 +41,9 @@ def main() -> int:
             continue
         if page.read_text(encoding="utf-8") != render():
             failures.append(f"docs/{name} differs from what its JSON renders; rerun its command")
+    for path, text in evaluations.rendered().items():
+        if not (ROOT / path).exists() or (ROOT / path).read_text(encoding="utf-8") != text:
+            failures.append(f"{path} differs from its committed run; run `make eval`")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = report.render_readme_figures(DOCS)
     if block not in readme:

@@ -273,6 +273,44 @@ def _model_progress(done: int, total: int) -> None:
 
 
 @main.command()
+@click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
+@db_option
+def thresholds(split: str, db: Path | None) -> None:
+    """Fit the cosine gate's threshold on the golden set's answerable questions."""
+    from edgar_rag.eval.answering import GOLDEN, fit_cosine_threshold  # noqa: PLC0415
+    from edgar_rag.eval.golden import read_golden  # noqa: PLC0415
+
+    settings = _settings(db).model_copy(update={"generator": "echo"})
+    index = open_index(settings)
+    fit = fit_cosine_threshold(build_answerer(settings, index), index, read_golden(GOLDEN), split)
+    index.close()
+    click.echo(
+        f"EDGAR_RAG_COSINE_THRESHOLD={fit.threshold:.4f}\n"
+        f"fitted on the {split} split of {GOLDEN}: the best-passage cosine of {fit.questions} "
+        f"answerable questions of {fit.companies} companies; the threshold is their lower 10th "
+        f"percentile, so it admits {fit.admitted} of them ({fit.admitted / fit.questions:.0%})."
+    )
+
+
+@main.group(name="eval")
+def evaluate() -> None:
+    """Evaluations against public benchmarks."""
+
+
+@evaluate.command()
+@click.option("--corpus", type=click.Path(path_type=Path), default=Path("../shared/corpus"))
+@click.option("--db", type=click.Path(path_type=Path), default=Path("build/financebench.db"))
+@click.option("--out", type=click.Path(path_type=Path), default=Path("docs/financebench.json"))
+@click.option("--replay", is_flag=True, help="Answer from the recorded tape, with no model.")
+def financebench(corpus: Path, db: Path, out: Path, replay: bool) -> None:
+    """Index FinanceBench's 10-K PDFs, then measure evidence recall and numeric accuracy."""
+    from edgar_rag.eval import financebench as bench  # noqa: PLC0415
+
+    arguments = ["--corpus", str(corpus), "--db", str(db), "--out", str(out)]
+    sys.exit(bench.main([*arguments, *(["--replay"] if replay else [])]))
+
+
+@main.command()
 @db_option
 @json_option
 def filings(db: Path | None, as_json: bool) -> None:

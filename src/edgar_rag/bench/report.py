@@ -211,4 +211,34 @@ def render_readme_figures(docs: Path) -> str:
     return "\n".join([*lines, "", README_END])
 
 
-_EXTRA_FIGURES: list[tuple[str, Callable[[dict[str, Any]], list[str]]]] = []
+def _retrieval_figures(data: dict[str, Any]) -> list[str]:
+    default = data["arms"]["hybrid+dedup"]
+    return [
+        f"| XBRL figure questions: passage printing the figure in the top 5, scoped "
+        f"({int(default['figure']['n'])} questions) | {default['figure']['recall@5']:.3f} | "
+        "[retrieval](docs/retrieval.md) |",
+        f"| narrative questions: expected Item in the top 5, scoped "
+        f"({int(default['narrative-item']['n'])} questions) | "
+        f"{default['narrative-item']['recall@5']:.3f} | [retrieval](docs/retrieval.md) |",
+    ]
+
+
+def _answering_figures(run: dict[str, Any]) -> list[str]:
+    records = run["records"]
+    answerable = [r for r in records if r["kind"] == "answerable"]
+    unanswerable = [r for r in records if r["kind"] != "answerable"]
+    correct = sum(r["correct"] for r in answerable)
+    false = sum(r["outcome"] == "answered" and not r["company_declined"] for r in unanswerable)
+    return [
+        f"| answerable golden questions answered correctly, local model, gate none "
+        f"({run['split']} split) | {correct}/{len(answerable)} = "
+        f"{correct / max(len(answerable), 1):.1%} | [answering](docs/answering.md) |",
+        f"| false answers on unanswerable questions, same run | {false}/{len(unanswerable)} = "
+        f"{false / max(len(unanswerable), 1):.1%} | [answering](docs/answering.md) |",
+    ]
+
+
+_EXTRA_FIGURES: tuple[tuple[str, Callable[[dict[str, Any]], list[str]]], ...] = (
+    ("retrieval.json", _retrieval_figures),
+    ("../data/golden/run-dev.json", _answering_figures),
+)

@@ -186,3 +186,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdFit:
+    threshold: float
+    admitted: int
+    questions: int
+    companies: int
+
+
+def fit_cosine_threshold(
+    answerer: Answerer, index: Any, golden: Sequence[GoldenQuestion], split: str = "dev"
+) -> ThresholdFit:
+    """The cosine gate threshold that admits 90% of the split's answerable questions."""
+    from edgar_rag.answer.gates import fit_threshold  # noqa: PLC0415
+
+    scores = cosine_scores(answerer, index, [q for q in golden if q.split == split])
+    flat = [score for values in scores.values() for score in values]
+    threshold = fit_threshold(flat, admit=0.9)
+    return ThresholdFit(threshold, sum(s >= threshold for s in flat), len(flat), len(scores))

@@ -1,0 +1,647 @@
+"""FinanceBench on the PDFs at hand: does scoped search find the gold evidence, and does the
+answerer state the gold figure? Written to docs/financebench.json and docs/financebench.md.
+
+Indexes ``corpus/financebench/pdfs`` into its own SQLite file, keeps the questions whose document
+is there, asks each scoped to that document's filing, and scores evidence recall@k (every
+question) and answer accuracy (questions whose gold answer is a bare figure). Generations are
+recorded to a tape, so ``--replay`` rebuilds the report without the model. ``render`` is a pure
+function of the JSON, so a checker can re-render the page and compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import time
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from edgar_rag.answer.companies import company_guard
+from edgar_rag.answer.numbers import Figure, find_figures
+from edgar_rag.compose import build_answerer, build_embedder, build_searcher
+from edgar_rag.config import Settings, load_settings
+from edgar_rag.domain import Hit, Response, Scope
+from edgar_rag.eval.stats import Interval, percentiles, wilson
+from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag.indexer import Outcome, index_filings
+from edgar_rag.ingest.local import find_local_filings
+
+KS = (1, 5, 10)
+RUN_CHARS = 60
+"""A passage overlaps the evidence when both share this many normalised characters in a row."""
+COVER_CHARS = 20
+COVER_SHARE = 0.5
+"""Strict overlap: half the shorter text lies in 20-character runs that the other text shares."""
+RELATIVE_TOLERANCE = 0.01
+DEFAULT_TAPE = Path("data/financebench/tape.jsonl")
+TYPES = ("metrics-generated", "domain-relevant", "novel-generated")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+_LETTER_OR_DIGIT = re.compile(r"[A-Za-z0-9]")
+_QUESTION_SCALE = re.compile(r"\b(thousands|millions|billions)\b", re.IGNORECASE)
+_SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+PAPER = (
+    ("GPT-4-Turbo", "closed book (no retrieval)", "9%"),
+    ("GPT-4-Turbo", "shared vector store (one store for all documents)", "19%"),
+    ("GPT-4-Turbo", "single vector store (the question's own document)", "50%"),
+    ("GPT-4-Turbo", "long context (the relevant pages in the prompt)", "79%"),
+    ("GPT-4-Turbo", "oracle (the evidence page given)", "85%"),
+)
+"""Islam et al. 2023 (arXiv 2311.11944): correct answers, human-judged, 150 cases of all types."""
+
+
+class Evidence(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    evidence_text: str
+    doc_name: str
+    evidence_page_num: int
+
+
+class Case(BaseModel):
+    """One FinanceBench question (a line of ``financebench_open_source.jsonl``)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    financebench_id: str
+    company: str
+    doc_name: str
+    question_type: str
+    question_reasoning: str | None = None
+    question: str
+    answer: str
+    evidence: list[Evidence]
+
+
+# -- evidence overlap (pure) ----------------------------------------------------------------------
+
+
+def normalise(text: str) -> str:
+    """Lower-case letters and digits only: PDF extraction breaks spacing, so all else goes."""
+    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).lower())
+
+
+def _grams(text: str, size: int) -> set[str]:
+    return {text[i : i + size] for i in range(len(text) - size + 1)}
+
+
+def _covered_share(text: str, grams: set[str], size: int) -> float:
+    covered = [False] * len(text)
+    for i in range(len(text) - size + 1):
+        if text[i : i + size] in grams:
+            covered[i : i + size] = [True] * size
+    return sum(covered) / len(text) if text else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceText:
+    """A gold evidence text, normalised once, to test many passages against."""
+
+    text: str
+    run_grams: frozenset[str]
+    run: int
+    cover_grams: frozenset[str]
+
+    @classmethod
+    def of(cls, evidence: str) -> EvidenceText:
+        text = normalise(evidence)
+        run = min(RUN_CHARS, len(text))
+        return cls(
+            text, frozenset(_grams(text, run)) if run else frozenset(), run,
+            frozenset(_grams(text, COVER_CHARS)),
+        )  # fmt: skip
+
+    def overlaps(self, passage: str) -> bool:
+        """The passage shares a run of 60 normalised characters (all of a shorter evidence)."""
+        text = normalise(passage)
+        return self.run > 0 and any(
+            text[i : i + self.run] in self.run_grams for i in range(len(text) - self.run + 1)
+        )
+
+    def mostly_overlaps(self, passage: str) -> bool:
+        """Strict: at least half of the shorter of the two lies in runs the other shares."""
+        text = normalise(passage)
+        if not text or not self.text:
+            return False
+        if len(text) <= len(self.text):
+            return _covered_share(text, set(self.cover_grams), COVER_CHARS) >= COVER_SHARE
+        own = _grams(text, COVER_CHARS)
+        return _covered_share(self.text, own, COVER_CHARS) >= COVER_SHARE
+
+
+def overlaps(passage: str, evidence: str) -> bool:
+    return EvidenceText.of(evidence).overlaps(passage)
+
+
+# -- numeric answers (pure) ------------------------------------------------------------------------
+
+
+def gold_figure(answer: str) -> Figure | None:
+    """The figure a gold answer is, when it is nothing else (``$1577.00``, ``-3.7``, ``1.9%``)."""
+    figures = find_figures(answer)
+    if len(figures) != 1:
+        return None
+    rest = answer.replace(figures[0].text, "")
+    return None if _LETTER_OR_DIGIT.search(rest) else figures[0]
+
+
+def question_scale(question: str) -> float | None:
+    """The scale a question asks the answer in (``in USD millions`` is 1e6), if it names one."""
+    match = _QUESTION_SCALE.search(question)
+    return _SCALES[match.group(1).lower()] if match else None
+
+
+def _half_unit(figure: Figure, scale: float) -> float:
+    return 0.5 * 10.0**-figure.decimals_written * scale
+
+
+def _significant_digits(figure: Figure) -> int:
+    return len(f"{figure.raw:.{figure.decimals_written}f}".replace(".", "").lstrip("0"))
+
+
+def matches(gold: Figure, scale: float | None, stated: Figure) -> bool:
+    """``stated`` is ``gold``: within 1%, or within the rounding either wrote.
+
+    Values are compared scaled (the gold read in the question's unit, ``in USD millions``, so
+    ``$1.58 billion`` is 1,577 million), and raw where one side leaves its unit unsaid (``1,577``
+    for ``$1,577 million``). The answer's own rounding counts only when it keeps two significant
+    digits (``$1.6 billion`` for 1,577 million, not ``$2 billion``). Signs are ignored (``a
+    decrease of 3.7``). A percent matches only a percent, unless the gold is a bare number.
+    """
+    gold_bare = not gold.is_percent and "$" not in gold.text
+    if gold.is_percent != stated.is_percent and not gold_bare:
+        return False
+    rounded = _significant_digits(stated) >= 2
+    pairs = [(abs(gold.value), _half_unit(gold, gold.scale), abs(stated.value), stated.scale)]
+    if scale is not None and gold.scale == 1 and not gold.is_percent:
+        pairs.append((gold.raw * scale, _half_unit(gold, scale), abs(stated.value), stated.scale))
+    gold_unit_known = gold.scale != 1 or scale is not None
+    if stated.scale == 1 or not gold_unit_known:
+        pairs.append((gold.raw, _half_unit(gold, 1.0), stated.raw, 1.0))
+    return any(
+        abs(value - expected)
+        <= max(RELATIVE_TOLERANCE * expected, half, _half_unit(stated, unit) if rounded else 0.0)
+        * (1 + 1e-9)
+        for expected, half, value, unit in pairs
+    )
+
+
+def is_correct(gold: Figure, scale: float | None, response: Response) -> bool:
+    """An answer (not a decline) one of whose figures is the gold figure."""
+    if response.reason is not None or response.text is None:
+        return False
+    return any(matches(gold, scale, stated) for stated in find_figures(response.text))
+
+
+# -- running -------------------------------------------------------------------------------------
+
+
+def read_cases(path: Path) -> list[Case]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [Case.model_validate_json(line) for line in lines if line.strip()]
+
+
+def _stem(source: str) -> str:
+    name = Path(source).name.lower().removesuffix(".gz")
+    return name.rsplit(".", 1)[0]
+
+
+def document_scopes(index: SqliteIndex, doc_names: Sequence[str]) -> dict[str, Scope]:
+    """Each document's filing, by its file name, else by the company and year of the name."""
+    summaries = index.filings()
+    scopes: dict[str, Scope] = {}
+    for doc in doc_names:
+        found = [s for s in summaries if _stem(s.source) == doc.lower()]
+        if not found:
+            company, _, year = doc.rpartition("_10K")[0].rpartition("_")
+            found = [
+                s
+                for s in summaries
+                if normalise(s.company) == normalise(company) and str(s.fiscal_year) == year
+            ]
+        if found:
+            scopes[doc] = Scope(found[0].filing_id, index.filing_meta(found[0].filing_id))
+    return scopes
+
+
+def with_company_name(scope: Scope, company: str) -> Scope:
+    """The scope under FinanceBench's spelling of the filer when only spacing and punctuation
+    differ: a name taken from the file name (``BESTBUY``) is ``Best Buy`` to the company guard.
+    """
+    filing = scope.filing
+    if (
+        filing is None
+        or filing.company == company
+        or normalise(filing.company) != normalise(company)
+    ):
+        return scope
+    return Scope(scope.filing_id, replace(filing, company=company))
+
+
+def evidence_ranks(hits: Sequence[Hit], evidence: Sequence[str]) -> dict[str, int | None]:
+    """The first rank where a passage overlaps any evidence (and strictly), and every evidence."""
+    texts = [EvidenceText.of(e) for e in evidence]
+
+    def first(test: Callable[[EvidenceText, str], bool], text: EvidenceText) -> int | None:
+        return next((h.rank for h in hits if test(text, h.passage.chunk.text)), None)
+
+    loose = [first(EvidenceText.overlaps, t) for t in texts]
+    strict = [first(EvidenceText.mostly_overlaps, t) for t in texts]
+    found = [r for r in loose if r is not None]
+    return {
+        "any": min(found, default=None),
+        "strict": min((r for r in strict if r is not None), default=None),
+        "every": max(found) if len(found) == len(loose) else None,
+    }
+
+
+def recall(ranks: Sequence[int | None]) -> dict[str, float]:
+    n = len(ranks)
+    scores = {f"recall@{k}": sum(r is not None and r <= k for r in ranks) / n for k in KS}
+    return {"n": n, **{key: round(value, 4) for key, value in scores.items()}}
+
+
+def _interval(successes: int, n: int) -> dict[str, Any]:
+    share: Interval = wilson(successes, n)
+    values = (share.estimate, share.low, share.high)
+    rounded = [None if math.isnan(v) else round(v, 4) for v in values]
+    return {"k": successes, "n": n, "estimate": rounded[0], "low": rounded[1], "high": rounded[2]}
+
+
+def _retrieval(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    groups = {"all": list(rows), **{t: [r for r in rows if r["type"] == t] for t in TYPES}}
+    return {
+        rule: {
+            name: recall([r["ranks"][rule] for r in members])
+            for name, members in groups.items()
+            if members
+        }
+        for rule in ("any", "strict", "every")
+    }
+
+
+def _answers(rows: Sequence[dict[str, Any]], replayed: bool) -> dict[str, Any]:
+    asked = [r for r in rows if r.get("answer") is not None]
+    answered = [r for r in asked if r["answer"]["reason"] is None]
+    correct = sum(r["answer"]["correct"] for r in asked)
+    reasonings = sorted({r["reasoning"] or "unlabelled" for r in asked})
+    return {
+        "numeric": len(asked),
+        "non_numeric": len(rows) - len(asked),
+        "answered": len(answered),
+        "correct": correct,
+        "accuracy": _interval(correct, len(asked)),
+        "answered_share": _interval(len(answered), len(asked)),
+        "correct_when_answered": _interval(correct, len(answered)),
+        "declined": dict(
+            sorted(Counter(r["answer"]["reason"] for r in asked if r not in answered).items())
+        ),
+        "by_reasoning": {
+            name: _interval(
+                sum(
+                    r["answer"]["correct"]
+                    for r in asked
+                    if (r["reasoning"] or "unlabelled") == name
+                ),
+                sum((r["reasoning"] or "unlabelled") == name for r in asked),
+            )
+            for name in reasonings
+        },
+        "seconds": {
+            key: round(value, 2)
+            for key, value in percentiles([r["answer"]["seconds"] for r in asked]).items()
+        }
+        if asked
+        else {},
+        "renamed": sum("file_name_guard" in r for r in asked),
+        "declined_under_file_name": sum(bool(r.get("file_name_guard")) for r in asked),
+        "replayed": replayed,
+    }
+
+
+def run(
+    corpus: Path,
+    db: Path,
+    tape: Path = DEFAULT_TAPE,
+    *,
+    replay: bool = False,
+    settings: Settings | None = None,
+    progress: Callable[[str], None] = lambda line: None,
+) -> dict[str, Any]:
+    """Index the FinanceBench PDFs, ask their questions, and return the report (a JSON dict).
+
+    Records generations to ``tape`` (started afresh), or with ``replay`` answers from it.
+    """
+    chosen = (settings or load_settings()).model_copy(
+        update={"db": db, "tape": tape, "tape_mode": "replay" if replay else "record"}
+    )
+    folder = corpus / "financebench"
+    cases = read_cases(folder / "financebench_open_source.jsonl")
+    pdfs = sorted(p for p in (folder / "pdfs").iterdir() if p.suffix.lower() == ".pdf")
+    present = {p.stem.lower() for p in pdfs}
+    db.parent.mkdir(parents=True, exist_ok=True)
+    index = SqliteIndex(db)
+    embedder = build_embedder(chosen.embedder, chosen.model_dir)
+    refused: dict[str, str] = {}
+    for result in index_filings(find_local_filings([folder / "pdfs"]), index, embedder):
+        progress(f"{result.outcome.value:9} {result.source}")
+        if result.outcome is Outcome.REFUSED:
+            refused[Path(result.source).name] = result.reason or ""
+    kept = [c for c in cases if c.doc_name.lower() in present]
+    scopes = document_scopes(index, sorted({c.doc_name for c in kept}))
+    if not replay:
+        tape.unlink(missing_ok=True)
+    searcher = build_searcher(chosen, index)
+    answerer = build_answerer(chosen, index)
+    rows = []
+    for number, case in enumerate(kept, 1):
+        scope = scopes.get(case.doc_name)
+        if scope is None:
+            continue
+        hits = searcher.search(case.question, scope, max(KS))
+        row: dict[str, Any] = {
+            "id": case.financebench_id,
+            "doc": case.doc_name,
+            "type": case.question_type,
+            "reasoning": case.question_reasoning,
+            "evidence_pieces": len(case.evidence),
+            "other_documents": sorted({e.doc_name for e in case.evidence} - {case.doc_name}),
+            "ranks": evidence_ranks(hits, [e.evidence_text for e in case.evidence]),
+            "gold": None,
+            "answer": None,
+        }
+        gold = gold_figure(case.answer)
+        if gold is not None:
+            row["gold"] = case.answer
+            named = with_company_name(scope, case.company)
+            if named.filing is not scope.filing and scope.filing and answerer.directory:
+                row["file_name_guard"] = company_guard(
+                    case.question, scope.filing, answerer.directory
+                )
+            started = time.perf_counter()
+            response = answerer.answer(case.question, named)
+            seconds = time.perf_counter() - started
+            row["answer"] = {
+                "text": response.text,
+                "reason": response.reason.value if response.reason else None,
+                "correct": is_correct(gold, question_scale(case.question), response),
+                "seconds": round(seconds, 2),
+            }
+            progress(f"{number}/{len(kept)} {case.financebench_id}: {row['answer']['reason']}")
+        rows.append(row)
+    report = {
+        "command": "python -m edgar_rag.eval.financebench" + (" --replay" if replay else ""),
+        "questions": len(cases),
+        "pdfs": len(pdfs),
+        "covered": len(kept),
+        "covered_by_type": dict(Counter(c.question_type for c in kept)),
+        "unscoped": sorted({c.doc_name for c in kept} - scopes.keys()),
+        "refused_pdfs": refused,
+        "chunks": index.counts()["chunks"],
+        "settings": {
+            "embedder": embedder.identity.describe(),
+            "generator": answerer.generator.name,
+            "gate": answerer.settings.gate,
+            "search_k": answerer.settings.search_k,
+            "passages_in_prompt": answerer.settings.passages_in_prompt,
+        },
+        "multi_evidence": sum(r["evidence_pieces"] > 1 for r in rows),
+        "other_documents": sum(bool(r["other_documents"]) for r in rows),
+        "retrieval": _retrieval(rows),
+        "answers": _answers(rows, replay),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_average": [round(v, 1) for v in os.getloadavg()],
+        },
+        "paper": [{"model": m, "setup": s, "correct": c} for m, s, c in PAPER],
+        "rows": rows,
+    }
+    index.close()
+    return report
+
+
+# -- the page (pure) -----------------------------------------------------------------------------
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _share(interval: dict[str, Any]) -> str:
+    if interval["n"] == 0:
+        return "0 of 0"
+    return (
+        f"{interval['k']} of {interval['n']}: {_percent(interval['estimate'])} "
+        f"({_percent(interval['low'])} to {_percent(interval['high'])})"
+    )
+
+
+def _cell(text: str | None, width: int = 90) -> str:
+    flat = " ".join((text or "").split()).replace("|", "\\|")
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _recall_rows(scores: dict[str, dict[str, float]]) -> list[str]:
+    return [
+        f"| {name} | {int(s['n'])} | " + " | ".join(f"{s[f'recall@{k}']:.3f}" for k in KS) + " |"
+        for name, s in scores.items()
+    ]
+
+
+def render(report: dict[str, Any]) -> str:
+    """The Markdown page, a pure function of the report."""
+    answers, retrieval, chosen = report["answers"], report["retrieval"], report["settings"]
+    header = [
+        "| questions | n | recall@1 | recall@5 | recall@10 |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    lines = [
+        "# FinanceBench: evidence recall and numeric answers",
+        "",
+        f"Written by `{report['command']}` (`edgar-rag eval financebench`) from "
+        "`docs/financebench.json`; generations are on the tape `data/financebench/tape.jsonl`, so "
+        "`--replay` rebuilds this page without the model.",
+        "",
+        "## What was run",
+        "",
+        f"- {report['pdfs']} FinanceBench 10-K PDFs (`../shared/corpus/financebench/pdfs`) indexed "
+        f"into their own SQLite file: {report['chunks']} chunks, embedder {chosen['embedder']}"
+        + (
+            f"; refused: {', '.join(sorted(report['refused_pdfs']))}"
+            if report["refused_pdfs"]
+            else ""
+        )
+        + ".",
+        f"- {report['covered']} of the {report['questions']} open-source questions name a document "
+        "that is here ("
+        + ", ".join(f"{t} {n}" for t, n in sorted(report["covered_by_type"].items()))
+        + "). Each is asked scoped to its document's filing (matched by file name)"
+        + (f"; no filing found for {', '.join(report['unscoped'])}" if report["unscoped"] else "")
+        + ".",
+        f"- Search: hybrid (dense + BM25, fused, near-duplicates removed), top 10. Answers: the "
+        f"default answerer, generator `{chosen['generator']}`, gate `{chosen['gate']}`, "
+        f"{chosen['passages_in_prompt']} of the top {chosen['search_k']} passages in the prompt, "
+        "figures verified against the passages they cite.",
+        "",
+        "## Evidence recall@k",
+        "",
+        f"A hit: a retrieved passage and a gold evidence text share {RUN_CHARS} characters in a "
+        "row after both are normalised (Unicode NFKC, lower case, everything but letters and "
+        "digits removed, so the broken spacing of PDF extraction does not matter); an evidence "
+        f"shorter than that must appear whole. Strict: at least {COVER_SHARE:.0%} of the shorter "
+        f"of the two lies in {COVER_CHARS}-character runs the other shares. A question counts "
+        "when any of its evidence texts is hit; *every* needs all of them in the top k.",
+        "",
+        "### Any evidence",
+        "",
+        *header,
+        *_recall_rows(retrieval["any"]),
+        "",
+        "### Strict overlap",
+        "",
+        *header,
+        *_recall_rows(retrieval["strict"]),
+        "",
+        f"### Every evidence text ({report['multi_evidence']} questions have more than one)",
+        "",
+        *header,
+        *_recall_rows(retrieval["every"]),
+        "",
+        "## Numeric answers",
+        "",
+        f"{answers['numeric']} questions have a gold answer that is a bare figure (`$1577.00`, "
+        f"`1.9%`, `-3.7`); the other {answers['non_numeric']} (prose, some with figures inside) "
+        "are not scored here. Correct: not a decline, and a figure of the answer equals the gold "
+        f"within {RELATIVE_TOLERANCE:.0%} or within the rounding either wrote (the answer's only "
+        "when it keeps two significant digits), comparing values scaled (the gold read in the "
+        "question's unit, `in USD millions`) and raw where one side leaves its unit unsaid; signs "
+        "are ignored. Intervals: Wilson, 95%.",
+        "",
+        "| measure | value |",
+        "| --- | --- |",
+        f"| correct | {_share(answers['accuracy'])} |",
+        f"| answered (not declined) | {_share(answers['answered_share'])} |",
+        f"| correct when answered | {_share(answers['correct_when_answered'])} |",
+        *(
+            f"| correct, {name} | {_share(interval)} |"
+            for name, interval in answers["by_reasoning"].items()
+        ),
+        "",
+        "Declines by reason: "
+        + (
+            ", ".join(f"`{reason}` {count}" for reason, count in answers["declined"].items())
+            or "none"
+        )
+        + ".",
+        "",
+    ]
+    seconds = answers["seconds"]
+    if seconds:
+        machine = report["machine"]
+        measured = (
+            "replayed from the tape: these time the replay, not the model"
+            if answers["replayed"]
+            else f"{machine['cpus']} CPU cores shared with other work, load average "
+            f"{machine['load_average'][1]} over the last 5 minutes of the run"
+        )
+        lines += [
+            f"Seconds per question (search, model, verification; {measured}): "
+            f"P50 {seconds['p50']:.1f}, P95 {seconds['p95']:.1f}.",
+            "",
+        ]
+    lines += [
+        "| id | type | gold | answer or decline | correct |",
+        "| --- | --- | ---: | --- | --- |",
+    ]
+    for row in report["rows"]:
+        given = row["answer"]
+        if given is None:
+            continue
+        said = given["text"] if given["reason"] is None else f"declined: {given['reason']}"
+        lines.append(
+            f"| {row['id'].removeprefix('financebench_id_')} | {row['type']} | {row['gold']} | "
+            f"{_cell(said)} | {'yes' if given['correct'] else 'no'} |"
+        )
+    lines += [
+        "",
+        "## The paper's figures (other models and setups, not re-run here)",
+        "",
+        "As reported in the paper (Islam et al. 2023, arXiv 2311.11944): share of correct "
+        "answers on its 150-case sample of all question types, judged by people; the abstract's "
+        '"incorrectly answered or refused to answer 81% of questions" is the shared vector '
+        "store row. The paper also evaluates Llama 2 and Claude 2; their figures are not quoted "
+        "here. Not comparable with the numbers above: other models, all question types, human "
+        "grading; the nearest setup to ours is the single vector store.",
+        "",
+        "| model | setup | correct (as reported) |",
+        "| --- | --- | ---: |",
+        *(f"| {p['model']} | {p['setup']} | {p['correct']} |" for p in report["paper"]),
+        "",
+        "## Notes",
+        "",
+        "- The PDFs are read by PDFium into plain lines; their tables lose the labelled rows HTML "
+        "filings get, and they carry no XBRL facts, so the verifier's period check has little to "
+        "go on.",
+        "- FinanceBench's evidence texts come from another PDF extractor; the overlap rule "
+        "compares letters and digits only. A passage that repeats a table's rows elsewhere in "
+        "the filing (MD&A beside the statements) counts as a hit; the strict rule shows how much "
+        "that matters.",
+        f"- The filer's name comes from the PDF's file name (`BESTBUY_2019_10K.pdf` gives "
+        "`BESTBUY`), which the company guard does not recognise as the Best Buy a question "
+        f"names; {answers['renamed']} of the numeric questions were asked with FinanceBench's "
+        "spelling of the same name (equal once spacing and punctuation are dropped). Under the "
+        f"file-name spelling the guard would have declined {answers['declined_under_file_name']} "
+        "of them as `out_of_scope`.",
+        f"- {report['multi_evidence']} questions cite several evidence pages; "
+        f"{report['other_documents']} cite another document than the one asked about.",
+        "- Most bare-figure questions ask for a computed metric (a ratio, an average, a growth "
+        "rate); the verifier holds every figure to a passage that prints it, so a computed figure "
+        "is declined rather than stated.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_report(report: dict[str, Any], out: Path) -> None:
+    """The JSON at ``out`` and the page beside it (``.md``)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.with_suffix(".md").write_text(render(report), encoding="utf-8")
+
+
+def _to_stderr(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="FinanceBench; write docs/financebench.*")
+    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
+    parser.add_argument("--db", type=Path, default=Path("build/financebench.db"))
+    parser.add_argument("--out", type=Path, default=Path("docs/financebench.json"))
+    parser.add_argument("--tape", type=Path, default=DEFAULT_TAPE)
+    parser.add_argument("--replay", action="store_true", help="answer from the tape, no model")
+    args = parser.parse_args(argv)
+    report = run(
+        args.corpus,
+        args.db,
+        args.tape,
+        replay=args.replay,
+        progress=_to_stderr,
+    )
+    write_report(report, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

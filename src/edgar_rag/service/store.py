@@ -1,0 +1,113 @@
+"""The index as the service reads it: one caller at a time, and an Item's text around a quote.
+
+The service answers requests on several threads while one SQLite connection (or one psycopg
+connection) serves them all, so every call into the index goes through one lock. Calls are
+short (milliseconds); a generation never holds the lock, only the searches before it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from edgar_rag.compose import Index
+from edgar_rag.domain import Passage, PassageIndex, Scope, ScoredIds, Vectors
+from edgar_rag.errors import NotFoundError
+from edgar_rag.index.sqlite import SqliteIndex
+
+FALLBACK_CONTEXT_CHARS = 2000
+"""Characters shown either side of a span that lies in no Item."""
+
+_SECTION_SQLITE = """
+    SELECT item, title, start, "end" FROM sections
+    WHERE filing_id = ? AND start <= ? AND "end" >= ?
+    ORDER BY "end" - start LIMIT 1
+"""
+_SECTION_POSTGRES = """
+    SELECT item, title, start, "end" FROM sections
+    WHERE filing_id = %s AND start <= %s AND "end" >= %s
+    ORDER BY "end" - start LIMIT 1
+"""
+
+
+class LockedPassages:
+    """A ``PassageIndex`` that lets one thread at a time into the store it wraps."""
+
+    def __init__(self, index: PassageIndex, lock: threading.Lock) -> None:
+        self._index = index
+        self._lock = lock
+
+    def resolve_scope(
+        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+    ) -> Scope:
+        with self._lock:
+            return self._index.resolve_scope(ticker, cik, fiscal_year)
+
+    def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds:
+        with self._lock:
+            return self._index.dense_search(vector, filing_id, k)
+
+    def lexical_search(self, terms: Sequence[str], filing_id: int | None, k: int) -> ScoredIds:
+        with self._lock:
+            return self._index.lexical_search(terms, filing_id, k)
+
+    def passages(self, chunk_ids: Sequence[int]) -> dict[int, Passage]:
+        with self._lock:
+            return self._index.passages(chunk_ids)
+
+    def vectors(self, chunk_ids: Sequence[int]) -> Vectors:
+        with self._lock:
+            return self._index.vectors(chunk_ids)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemSpan:
+    """The text of the Item holding a span of a filing, and the span's place inside it."""
+
+    filing_id: int
+    item: str
+    title: str
+    start: int
+    end: int
+    text: str
+    quote_start: int
+    quote_end: int
+
+
+def item_span(index: Index, filing_id: int, start: int, end: int) -> ItemSpan:
+    """The Item of ``filing_id`` that holds ``[start, end)`` of its clean text (the narrowest
+    one), or the text around the span when no Item holds it. The caller holds the lock."""
+    text = index.filing_text(filing_id)
+    if not 0 <= start < end <= len(text):
+        raise NotFoundError(
+            f"filing {filing_id} has no text at characters {start}-{end} "
+            f"(its text has {len(text):,} characters)"
+        )
+    row = _section_holding(index, filing_id, start, end)
+    if row is None:
+        item, title = "", ""
+        first = max(0, start - FALLBACK_CONTEXT_CHARS)
+        last = min(len(text), end + FALLBACK_CONTEXT_CHARS)
+    else:
+        item, title, first, last = str(row[0]), str(row[1]), int(row[2]), int(row[3])
+    return ItemSpan(
+        filing_id=filing_id,
+        item=item,
+        title=title,
+        start=first,
+        end=last,
+        text=text[first:last],
+        quote_start=start - first,
+        quote_end=end - first,
+    )
+
+
+def _section_holding(index: Index, filing_id: int, start: int, end: int) -> Sequence[Any] | None:
+    parameters = (filing_id, start, end)
+    if isinstance(index, SqliteIndex):
+        found = index.db.execute(_SECTION_SQLITE, parameters).fetchone()
+        return tuple(found) if found is not None else None
+    row = index.db.execute(_SECTION_POSTGRES, parameters).fetchone()
+    return tuple(row.values()) if row is not None else None
