@@ -273,6 +273,17 @@ def _model_progress(done: int, total: int) -> None:
 
 
 @main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@db_option
+def serve(host: str, port: int, db: Path | None) -> None:
+    """Serve the HTTP API and the web page (http://HOST:PORT/)."""
+    from edgar_rag.service.app import serve as run_server  # noqa: PLC0415
+
+    run_server(_settings(db), host, port)
+
+
+@main.command()
 @click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
 @db_option
 def thresholds(split: str, db: Path | None) -> None:

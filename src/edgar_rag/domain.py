@@ -235,6 +235,8 @@ class PassageIndex(Protocol):
 
     def vectors(self, chunk_ids: Sequence[int]) -> Vectors: ...
 
+    def displayed_facts(self, filing_id: int) -> list[FactRef]: ...
+
 
 class Reason(StrEnum):
     """Why an answer was declined (a decline is a result, not an error)."""
@@ -330,3 +332,13 @@ class Response:
     @property
     def abstained(self) -> bool:
         return self.reason is not None
+
+
+@dataclass(frozen=True, slots=True)
+class FactRef:
+    """A displayed XBRL fact as search sees it: which chunk prints it, for which period."""
+
+    concept: str
+    chunk_id: int
+    period_end: date
+    dimensional: bool

@@ -212,7 +212,7 @@ def render_readme_figures(docs: Path) -> str:
 
 
 def _retrieval_figures(data: dict[str, Any]) -> list[str]:
-    default = data["arms"]["hybrid+dedup"]
+    default = data["arms"]["hybrid+dedup+facts"]
     return [
         f"| XBRL figure questions: passage printing the figure in the top 5, scoped "
         f"({int(default['figure']['n'])} questions) | {default['figure']['recall@5']:.3f} | "

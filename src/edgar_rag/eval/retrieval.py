@@ -66,11 +66,13 @@ class Case:
 
 
 ARMS: dict[str, SearchSettings] = {
-    "dense": SearchSettings(lexical=False, dedup=False),
-    "bm25": SearchSettings(dense=False, dedup=False),
-    "hybrid": SearchSettings(dedup=False),
-    "hybrid+dedup": SearchSettings(),
+    "dense": SearchSettings(lexical=False, facts=False, dedup=False),
+    "bm25": SearchSettings(dense=False, facts=False, dedup=False),
+    "hybrid": SearchSettings(facts=False, dedup=False),
+    "hybrid+dedup": SearchSettings(facts=False),
+    "hybrid+dedup+facts": SearchSettings(),
 }
+DEFAULT_ARM = "hybrid+dedup+facts"
 
 
 def parse_corpus(corpus: Path) -> list[ParsedFiling]:

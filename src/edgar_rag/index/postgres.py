@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from datetime import date
 from typing import Any, LiteralString
 
 import numpy as np
@@ -24,6 +25,7 @@ from edgar_rag.domain import (
     ChunkKind,
     EmbedderIdentity,
     Fact,
+    FactRef,
     FilingMeta,
     ParsedFiling,
     Passage,
@@ -385,6 +387,24 @@ class PostgresIndex:
             for row in rows
         }
 
+    def displayed_facts(self, filing_id: int) -> list[FactRef]:
+        """The filing's facts that its text displays, with the chunk that prints each."""
+        rows = self.db.execute(
+            "SELECT f.concept, c.id AS chunk_id, f.period_end, f.dimensions FROM facts f "
+            "JOIN chunks c ON c.filing_id = f.filing_id AND c.ordinal = f.chunk_ordinal "
+            "WHERE f.filing_id = %s",
+            (filing_id,),
+        ).fetchall()
+        return [
+            FactRef(
+                str(row["concept"]),
+                int(row["chunk_id"]),
+                _as_date(row["period_end"]),
+                bool(row["dimensions"]),
+            )
+            for row in rows
+        ]
+
     def vectors(self, chunk_ids: Sequence[int]) -> Vectors:
         if not chunk_ids:
             return np.zeros((0, 0), dtype=np.float32)
@@ -431,3 +451,7 @@ def _first_line(error: Exception) -> str:
     return next(
         (line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__
     )
+
+
+def _as_date(value: object) -> date:
+    return value if isinstance(value, date) else date.fromisoformat(str(value))

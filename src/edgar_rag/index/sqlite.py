@@ -22,6 +22,7 @@ from edgar_rag.domain import (
     ChunkKind,
     EmbedderIdentity,
     Fact,
+    FactRef,
     FilingMeta,
     ParsedFiling,
     Passage,
@@ -472,6 +473,19 @@ class SqliteIndex:
             for row in rows
         }
 
+    def displayed_facts(self, filing_id: int) -> list[FactRef]:
+        """The filing's facts that its text displays, with the chunk that prints each."""
+        rows = self.db.execute(
+            "SELECT f.concept, c.id, f.period_end, f.dimensions FROM facts f "
+            "JOIN chunks c ON c.filing_id = f.filing_id AND c.ordinal = f.chunk_ordinal "
+            "WHERE f.filing_id = ?",
+            (filing_id,),
+        ).fetchall()
+        return [
+            FactRef(str(row[0]), int(row[1]), _as_date(row[2]), str(row[3]) not in ("[]", ""))
+            for row in rows
+        ]
+
     def vectors(self, chunk_ids: Sequence[int]) -> Vectors:
         if not chunk_ids:
             return np.zeros((0, 0), dtype=np.float32)
@@ -488,3 +502,7 @@ class SqliteIndex:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _as_date(value: object) -> date:
+    return value if isinstance(value, date) else date.fromisoformat(str(value))

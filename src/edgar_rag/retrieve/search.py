@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from edgar_rag.domain import Embedder, Hit, PassageIndex, Scope
+from edgar_rag.retrieve.facts import rank_fact_chunks
 from edgar_rag.retrieve.fuse import fuse_rankings
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9'&.-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
@@ -36,6 +37,11 @@ class SearchSettings:
 
     dense: bool = True
     lexical: bool = True
+    facts: bool = True
+    """Rank the chunks that display XBRL facts whose names match the question (scoped only)."""
+    facts_weight: float = 2.0
+    """The fact ranking counts this many times in the fusion (docs/retrieval.md)."""
+    facts_min_share: float = 0.5
     dedup: bool = True
     candidates: int = 40
     """How many passages each ranker contributes before fusion."""
@@ -75,8 +81,20 @@ class Searcher:
             if settings.lexical
             else []
         )
+        facts = (
+            rank_fact_chunks(
+                query_terms(question),
+                self.index.displayed_facts(scope.filing_id),
+                scope.filing.period_end if scope.filing else None,
+                settings.candidates,
+                settings.facts_min_share,
+            )
+            if settings.facts and scope.filing_id is not None
+            else []
+        )
         searched = time.perf_counter()
-        fused = fuse_rankings([[i for i, _ in dense], [i for i, _ in lexical]], settings.rrf_k)
+        rankings = [[i for i, _ in ranking] for ranking in (dense, lexical, facts)]
+        fused = fuse_rankings(rankings, settings.rrf_k, (1.0, 1.0, settings.facts_weight))
         ids = [chunk_id for chunk_id, _ in fused]
         vectors = self.index.vectors(ids)
         cosines = vectors @ query if ids else np.zeros(0, dtype=np.float32)

@@ -1,0 +1,94 @@
+"""A third ranker for figure questions: the question's metric words against the names of the
+XBRL facts the filing displays, each fact pointing at the chunk that prints it.
+
+Figures live in tables, where the words around a number are few and the same words recur in every
+table; the concept behind a displayed figure (``NetCashProvidedByUsedInOperatingActivities``) says
+what the number is. A concept's name is split into words and matched against the question's
+words, with a small table of how analysts say things the taxonomy says otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date
+from functools import lru_cache
+
+from edgar_rag.domain import FactRef, ScoredIds
+
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|[a-z]+|\d+")
+_STEM = 5
+_IGNORED = frozenset({"and", "or", "the", "of", "in", "to", "by", "for", "from", "with", "net"})
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "sales": ("revenue",),
+    "revenues": ("revenue",),
+    "turnover": ("revenue",),
+    "capex": ("payments", "acquire", "property", "plant", "equipment"),
+    "capital": ("payments", "acquire", "property", "plant", "equipment"),
+    "expenditures": ("payments", "acquire", "property", "plant", "equipment"),
+    "eps": ("earnings", "per", "share"),
+    "r&d": ("research", "development"),
+    "buybacks": ("payments", "repurchase", "common", "stock"),
+    "repurchases": ("payments", "repurchase", "common", "stock"),
+    "dividends": ("payments", "dividends"),
+    "inventories": ("inventory",),
+    "purchases": ("payments", "acquire"),
+    "purchase": ("payments", "acquire"),
+    "equipment": ("plant", "equipment"),
+    "earnings": ("income",),
+    "profit": ("income", "profit"),
+    "shareholders": ("stockholders",),
+    "tax": ("income", "tax", "expense"),
+    "taxes": ("income", "tax", "expense"),
+    "operating": ("operating", "activities"),
+}
+
+
+def _stems(words: Sequence[str]) -> frozenset[str]:
+    return frozenset(w[:_STEM] for w in words if w not in _IGNORED)
+
+
+@lru_cache(maxsize=4096)
+def concept_words(concept: str) -> frozenset[str]:
+    """``us-gaap:NetCashProvidedByUsedInOperatingActivities`` -> stems of its words."""
+    local = concept.rsplit(":", maxsplit=1)[-1]
+    return _stems([w.lower() for w in _CAMEL.findall(local)])
+
+
+def question_words(terms: Sequence[str]) -> frozenset[str]:
+    words: list[str] = []
+    for term in terms:
+        words.append(term)
+        words.extend(SYNONYMS.get(term, ()))
+    return _stems(words)
+
+
+def rank_fact_chunks(
+    terms: Sequence[str],
+    facts: Sequence[FactRef],
+    period_end: date | None,
+    k: int,
+    min_share: float = 0.6,
+) -> ScoredIds:
+    """Chunks ranked by the best-matching displayed fact: the share of the concept's words the
+    question says, then the filing's own period and undimensioned facts first. A concept the
+    question names less than ``min_share`` of is no match, so a question about prose (whose words
+    brush against many concept names) gets no fact ranking at all."""
+    wanted = question_words(terms)
+    if not wanted:
+        return []
+    best: dict[int, float] = {}
+    for fact in facts:
+        words = concept_words(fact.concept)
+        if not words:
+            continue
+        shared = len(wanted & words)
+        if shared == 0 or shared / len(words) < min_share:
+            continue
+        score = shared / len(words) + 0.1 * shared
+        score += 0.2 if not fact.dimensional else 0.0
+        score += 0.1 if period_end is not None and fact.period_end == period_end else 0.0
+        if score > best.get(fact.chunk_id, 0.0):
+            best[fact.chunk_id] = score
+    ranked = sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))
+    return ranked[:k]

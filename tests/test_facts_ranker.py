@@ -1,0 +1,53 @@
+"""The XBRL-fact ranker: a figure question finds the chunk displaying the fact it names."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from edgar_rag.domain import FactRef
+from edgar_rag.retrieve.facts import concept_words, rank_fact_chunks
+from edgar_rag.retrieve.fuse import fuse_rankings
+from edgar_rag.retrieve.search import query_terms
+
+END = date(2025, 9, 27)
+FACTS = [
+    FactRef("us-gaap:NetCashProvidedByUsedInOperatingActivities", 10, END, False),
+    FactRef("us-gaap:NetCashProvidedByUsedInInvestingActivities", 11, END, False),
+    FactRef("us-gaap:Revenues", 12, date(2024, 9, 28), False),
+    FactRef("us-gaap:Revenues", 13, END, True),
+    FactRef("us-gaap:Revenues", 14, END, False),
+    FactRef("us-gaap:PaymentsToAcquirePropertyPlantAndEquipment", 15, END, False),
+]
+
+
+def ranked(question: str) -> list[int]:
+    return [chunk for chunk, _ in rank_fact_chunks(query_terms(question), FACTS, END, 10)]
+
+
+def test_concept_names_split_into_words() -> None:
+    assert concept_words("us-gaap:NetCashProvidedByUsedInOperatingActivities") == frozenset(
+        {"cash", "provi", "used", "opera", "activ"}
+    )
+
+
+def test_a_figure_question_ranks_the_chunk_of_the_fact_it_names_first() -> None:
+    assert ranked("What was net cash provided by operating activities in fiscal 2025?")[0] == 10
+
+
+def test_the_filing_s_own_undimensioned_fact_comes_before_others() -> None:
+    assert ranked("What were total revenues?")[:3] == [14, 12, 13]
+
+
+def test_an_analyst_s_words_reach_the_taxonomy_s() -> None:
+    assert ranked("How much were capital expenditures?")[0] == 15
+    assert ranked("purchases of property and equipment")[0] == 15
+    assert ranked("Apple net sales FY25")[0] == 14
+
+
+def test_a_prose_question_gets_no_fact_ranking() -> None:
+    assert ranked("How does Apple describe competition in its markets?") == []
+
+
+def test_a_weighted_ranking_counts_more_in_the_fusion() -> None:
+    fused = fuse_rankings([[1, 2], [], [2, 1]], k=60, weights=(1.0, 1.0, 2.0))
+    assert [item for item, _ in fused] == [2, 1]
