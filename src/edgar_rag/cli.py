@@ -25,11 +25,12 @@ from edgar_rag.compose import (
     open_index,
 )
 from edgar_rag.config import Settings, load_settings
-from edgar_rag.domain import FilingMeta, Hit, RawFiling
+from edgar_rag.domain import FilingMeta, RawFiling
 from edgar_rag.errors import EdgarRagError, NotFoundError
 from edgar_rag.indexer import FilingSource, IngestResult, Outcome, index_filings
 from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.service.shapes import hit_json
 
 log = logging.getLogger("edgar_rag")
 
@@ -360,24 +361,4 @@ def _filing_json(summary: Any) -> dict[str, Any]:
             "facts",
             "years_reported",
         )
-    }
-
-
-def hit_json(hit: Hit) -> dict[str, Any]:
-    """A search hit as the JSON of ``edgar-rag search --json`` and ``POST /search``."""
-    chunk, filing = hit.passage.chunk, hit.passage.filing
-    return {
-        "rank": hit.rank,
-        "score": round(hit.score, 6),
-        "cosine": round(hit.cosine, 6),
-        "item": chunk.item,
-        "title": chunk.title,
-        "text": chunk.text,
-        "start": chunk.start,
-        "end": chunk.end,
-        "ticker": filing.ticker,
-        "cik": filing.cik,
-        "company": filing.company,
-        "fiscal_year": filing.fiscal_year,
-        "accession": filing.accession,
     }

@@ -80,7 +80,7 @@ def _plain_generator(settings: Settings, progress: Callable[[int, int], None] | 
     if name == "echo":
         return EchoGenerator()
     if name == "local":
-        return LlamaCppGenerator(assemble_model(settings.model_dir / "models", progress))
+        return LlamaCppGenerator(assemble_model(settings.model_dir, progress))
     http = httpx.Client()
     if name == "openai":
         key = settings.openai_api_key

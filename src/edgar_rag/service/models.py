@@ -34,12 +34,15 @@ def _encodable(text: str) -> str:
     return text
 
 
+_NOT_BLANK = r"[^ \t\n\r\f\v]"
+"""Some character that is not ASCII white space (regex engines disagree on Unicode's)."""
+
 Question = Annotated[
     str,
     Field(
         min_length=1,
         max_length=MAX_QUESTION_CHARS,
-        pattern=r"\S",
+        pattern=_NOT_BLANK,
         description=f"the question, at most {MAX_QUESTION_CHARS} characters, not blank",
     ),
     AfterValidator(_encodable),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edgar_rag.compose import Index
-from edgar_rag.domain import Passage, PassageIndex, Scope, ScoredIds, Vectors
+from edgar_rag.domain import FactRef, Passage, PassageIndex, Scope, ScoredIds, Vectors
 from edgar_rag.errors import NotFoundError
 from edgar_rag.index.sqlite import SqliteIndex
 
@@ -33,7 +33,8 @@ _SECTION_POSTGRES = """
 
 
 class LockedPassages:
-    """A ``PassageIndex`` that lets one thread at a time into the store it wraps."""
+    """A ``PassageIndex`` that lets one thread at a time into the store it wraps (mypy says
+    when the protocol grows a method this does not pass on)."""
 
     def __init__(self, index: PassageIndex, lock: threading.Lock) -> None:
         self._index = index
@@ -60,6 +61,10 @@ class LockedPassages:
     def vectors(self, chunk_ids: Sequence[int]) -> Vectors:
         with self._lock:
             return self._index.vectors(chunk_ids)
+
+    def displayed_facts(self, filing_id: int) -> list[FactRef]:
+        with self._lock:
+            return self._index.displayed_facts(filing_id)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,149 @@
+"""The web page in a real headless Chromium, against a real server replaying a recorded answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import ConsoleMessage, Page, expect, sync_playwright
+
+from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.companies import CompanyDirectory
+from edgar_rag.answer.prompt import draw_refusal_token
+from edgar_rag.answer.render import REASON_WORDS
+from edgar_rag.answer.tapes import TapeGenerator
+from edgar_rag.domain import Generator
+from edgar_rag.index.embedders import HashingEmbedder
+from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.retrieve.search import Searcher
+from edgar_rag.service.app import Services, create_app
+from edgar_rag.service.server import serve_in_thread
+from fakes import ScriptedGenerator, marker_of
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SALES_2025 = "What were Apple's total net sales in fiscal 2025?"
+SALES_ANSWER = "Apple's total net sales were $416,161 million in fiscal 2025 [{marker}]."
+ANOTHER_COMPANY = "What was Microsoft's revenue in fiscal 2025?"
+WAIT_MS = 15_000
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Iterator[SqliteIndex]:
+    index = SqliteIndex(tmp_path_factory.mktemp("page") / "index.db")
+    apple = [f for f in find_local_filings([sample_dir]) if f.matches(("AAPL",), ())]
+    list(index_filings(apple, index, HashingEmbedder()))
+    yield index
+    index.close()
+
+
+def answerer(index: SqliteIndex, generator: Generator) -> Answerer:
+    return Answerer(
+        searcher=Searcher(index, HashingEmbedder()),
+        generator=generator,
+        draw_token=lambda request: draw_refusal_token(b"test", request),
+        directory=CompanyDirectory.from_edgartools(
+            [(s.company, s.ticker, s.cik) for s in index.filings()]
+        ),
+    )
+
+
+@pytest.fixture
+def tape(index: SqliteIndex, tmp_path: Path) -> tuple[Path, str]:
+    """A tape holding the answer to SALES_2025, recorded around a scripted model, and the
+    Item its citation quotes."""
+    path = tmp_path / "tape.jsonl"
+    model = ScriptedGenerator(
+        [lambda prompt: SALES_ANSWER.format(marker=marker_of(prompt, "416,161"))]
+    )
+    recording = answerer(index, TapeGenerator(model, path, "record"))
+    response = recording.answer(SALES_2025, index.resolve_scope("AAPL", fiscal_year=2025))
+    assert response.reason is None, response.detail
+    [citation] = response.citations
+    return path, f"{citation.item} · {citation.title}"
+
+
+@contextmanager
+def chromium_page() -> Iterator[Page]:
+    """A page of a new headless Chromium (Debian's, never a downloaded one); a missing
+    browser fails the test: it is not skipped."""
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)",
+            pytrace=False,
+        )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1360, "height": 900})
+            page.set_default_timeout(WAIT_MS)
+            yield page
+        finally:
+            browser.close()
+
+
+@pytest.mark.browser
+def test_a_replayed_answer_opens_its_quote_inside_its_item(
+    index: SqliteIndex, tape: tuple[Path, str], tmp_path: Path
+) -> None:
+    recorded, cited_item = tape
+    replay = answerer(index, TapeGenerator(None, recorded, "replay"))
+    problems: list[str] = []
+    with (
+        chromium_page() as page,
+        serve_in_thread(
+            create_app(Services(index, Searcher(index, HashingEmbedder()), replay))
+        ) as url,
+    ):
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on("console", lambda message: _note_console_error(message, problems))
+        page.goto(url)
+        expect(page.locator("#status")).to_contain_text("model scripted")
+        page.select_option("#company", "ticker:AAPL")
+        expect(page.locator("#year option")).to_have_count(2)
+        page.select_option("#year", "2025")
+        page.fill("#question", SALES_2025)
+        page.click("#ask-button")
+
+        answer = page.locator("#answer-text")
+        expect(answer).to_contain_text("Apple's total net sales were $416,161 million")
+        expect(page.locator("#meta")).to_contain_text("(replayed)")
+        answer.locator(".cite").first.click()
+        quote = page.locator("#passage-text mark")
+        expect(quote).to_have_count(1)
+        expect(quote).to_contain_text("416,161")
+        expect(quote).to_be_in_viewport()
+        expect(page.locator("#passage-title")).to_have_text(f"[1] {cited_item}")
+        shot = tmp_path / "page-answer.png"
+        page.screenshot(path=str(shot))
+        print(f"screenshot of the answer and its quote: {shot}")
+
+        page.fill("#question", ANOTHER_COMPANY)
+        page.click("#ask-button")
+        decline = page.locator("#decline")
+        expect(decline).to_contain_text(REASON_WORDS["out_of_scope"])
+        expect(decline).to_contain_text("out_of_scope")
+        expect(page.locator("#passage")).to_be_hidden()
+        shot = tmp_path / "page-decline.png"
+        page.screenshot(path=str(shot))
+        print(f"screenshot of the decline: {shot}")
+    assert problems == []
+
+
+def _note_console_error(message: ConsoleMessage, problems: list[str]) -> None:
+    if message.type == "error":
+        problems.append(message.text)
