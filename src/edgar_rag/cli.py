@@ -9,7 +9,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from edgar_rag.errors import EdgarRagError, NotFoundError
 from edgar_rag.indexer import FilingSource, IngestResult, Outcome, index_filings
 from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
 from edgar_rag.ingest.local import find_local_filings
-from edgar_rag.service.shapes import hit_json
+from edgar_rag.service.shapes import filing_entry_json, hit_json
 
 log = logging.getLogger("edgar_rag")
 
@@ -331,7 +331,7 @@ def filings(db: Path | None, as_json: bool) -> None:
     summaries = index.filings()
     index.close()
     if as_json:
-        click.echo(json.dumps([_filing_json(s) for s in summaries], indent=2))
+        click.echo(json.dumps([filing_entry_json(s) for s in summaries], indent=2))
         return
     click.echo(
         f"{'ticker':<7}{'cik':>9}  {'company':<28}{'FY':>5}{'items':>6}{'chunks':>7}"
@@ -343,22 +343,3 @@ def filings(db: Path | None, as_json: bool) -> None:
             f"{s.ticker or '-':<7}{s.cik or '-':>9}  {s.company[:27]:<28}{s.fiscal_year:>5}"
             f"{s.items:>6}{s.chunks:>7}{s.facts:>7}  {years}"
         )
-
-
-def _filing_json(summary: Any) -> dict[str, Any]:
-    fields = asdict(summary)
-    fields["years_reported"] = list(summary.years_reported)
-    return {
-        key: fields[key]
-        for key in (
-            "ticker",
-            "cik",
-            "company",
-            "fiscal_year",
-            "accession",
-            "items",
-            "chunks",
-            "facts",
-            "years_reported",
-        )
-    }
