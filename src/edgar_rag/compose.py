@@ -23,6 +23,7 @@ from edgar_rag.domain import Embedder, Generator
 from edgar_rag.errors import ConfigError
 from edgar_rag.index.embedders import HashingEmbedder, MiniLMEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.postgres import PostgresIndex
+from edgar_rag.index.rerankers import CrossEncoderReranker
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.edgar import EdgarClient
 from edgar_rag.retrieve.search import Searcher
@@ -53,7 +54,8 @@ def build_searcher(settings: Settings, index: Index) -> Searcher:
     recorded = index.embedder_identity()
     if recorded is not None and recorded != embedder.identity:
         index.ensure_embedder(embedder.identity)
-    return Searcher(index, embedder)
+    reranker = None if settings.reranker is None else CrossEncoderReranker(settings.reranker)
+    return Searcher(index, embedder, reranker=reranker)
 
 
 def build_generator(

@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     model_dir: Path = Field(
         Path.home() / ".cache" / "edgar-rag", description="cache of the local model and EDGAR"
     )
+    reranker: Path | None = Field(
+        None, description="a local cross-encoder model folder; reranking is off when unset"
+    )
     tape: Path | None = Field(None, description="a tape file of recorded generations")
     tape_mode: TapeMode = Field("off", description="record, replay or neither")
     gate: GateName = Field("none", description="the relevance gate before the model")

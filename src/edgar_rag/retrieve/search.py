@@ -13,6 +13,7 @@ import numpy as np
 from edgar_rag.domain import Embedder, Hit, PassageIndex, Scope
 from edgar_rag.retrieve.facts import rank_fact_chunks
 from edgar_rag.retrieve.fuse import fuse_rankings
+from edgar_rag.retrieve.rerank import Reranker, rerank_hits
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9'&.-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
 STOPWORDS = frozenset(
@@ -48,6 +49,8 @@ class SearchSettings:
     rrf_k: int = 60
     duplicate_cosine: float = 0.95
     """Two passages at least this close in embedding space count as one."""
+    rerank_candidates: int = 20
+    """How many distinct fused hits a reranker, when the searcher has one, reorders."""
 
 
 @dataclass(slots=True)
@@ -64,6 +67,7 @@ class Searcher:
     index: PassageIndex
     embedder: Embedder
     settings: SearchSettings = field(default_factory=SearchSettings)
+    reranker: Reranker | None = None
     last_timings: SearchTimings = field(default_factory=SearchTimings)
 
     def search(self, question: str, scope: Scope, k: int = 5) -> list[Hit]:
@@ -98,7 +102,8 @@ class Searcher:
         ids = [chunk_id for chunk_id, _ in fused]
         vectors = self.index.vectors(ids)
         cosines = vectors @ query if ids else np.zeros(0, dtype=np.float32)
-        keep = _distinct(vectors, k, settings.duplicate_cosine if settings.dedup else 1.01)
+        depth = k if self.reranker is None else max(k, settings.rerank_candidates)
+        keep = _distinct(vectors, depth, settings.duplicate_cosine if settings.dedup else 1.01)
         chosen = [ids[i] for i in keep]
         passages = self.index.passages(chosen)
         dense_rank = {chunk_id: rank for rank, (chunk_id, _) in enumerate(dense, 1)}
@@ -114,6 +119,9 @@ class Searcher:
             )
             for rank, i in enumerate(keep, 1)
         ]
+        if self.reranker is not None:  # its time counts in fuse_ms
+            scores = self.reranker.rerank(question, [hit.passage.chunk.text for hit in hits])
+            hits = rerank_hits(hits, scores)[:k]
         done = time.perf_counter()
         self.last_timings = SearchTimings(
             embed_ms=(embedded - started) * 1000,
