@@ -106,6 +106,8 @@ class TapeGenerator:
             if inner is None:
                 raise ConfigError(f"recording the tape {path} needs a generator to record")
             self._name = inner.name
+            if path.exists():
+                self._recorded = {entry.key: entry for entry in read_tape(path)}
         else:
             entries = read_tape(path)
             self._recorded = {entry.key: entry for entry in entries}
@@ -119,7 +121,11 @@ class TapeGenerator:
         return f"TapeGenerator({self._mode}, {str(self._path)!r}, {self._name!r})"
 
     def generate(self, prompt: Prompt) -> Generation:
+        """Replay a recorded generation; in record mode, generate and record what is not on the
+        tape yet (so an interrupted recording resumes where it stopped)."""
         if self._mode == "replay" or self._inner is None:
+            return self._replay(prompt)
+        if tape_key(self._name, prompt) in self._recorded:
             return self._replay(prompt)
         return self._record(self._inner, prompt)
 

@@ -50,6 +50,8 @@ class CaseRecord:
     text: str | None
     generate_s: float
     prompt_tokens: int
+    replayed: bool = False
+    """The generation came from the tape (a resumed run): its seconds are not the model's."""
 
 
 def gold_matches(text: str, question: GoldenQuestion) -> bool:
@@ -84,11 +86,21 @@ def names_metric(question: GoldenQuestion, response: Response) -> bool:
 
 
 def run_split(
-    answerer: Answerer, index: Any, golden: Sequence[GoldenQuestion], split: str
+    answerer: Answerer,
+    index: Any,
+    golden: Sequence[GoldenQuestion],
+    split: str,
+    partial: Path | None = None,
 ) -> list[CaseRecord]:
+    """One record per question of the split; each is appended to ``partial`` as it is made, and
+    questions already there are not asked again (an interrupted run resumes)."""
+    done = _read_partial(partial)
     records = []
     directory = answerer.directory
     for question in (q for q in golden if q.split == split):
+        if question.id in done:
+            records.append(done[question.id])
+            continue
         scope = index.resolve_scope(ticker=question.ticker, fiscal_year=question.fiscal_year)
         filing = scope.filing
         prepared = answerer.prepare(question.question, scope)
@@ -123,9 +135,20 @@ def run_split(
                 metric_named=answered and names_metric(question, response),
                 text=response.text if answered else generation.text,
                 generate_s=round(seconds, 3), prompt_tokens=generation.prompt_tokens,
+                replayed=generation.replayed,
             )
         )  # fmt: skip
+        if partial is not None:
+            with partial.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(asdict(records[-1])) + "\n")
     return records
+
+
+def _read_partial(partial: Path | None) -> dict[str, CaseRecord]:
+    if partial is None or not partial.exists():
+        return {}
+    rows = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines() if line]
+    return {row["id"]: CaseRecord(**row) for row in rows}
 
 
 def _reason(response: Response) -> str:
@@ -166,8 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     answerer = build_answerer(settings, index)
     golden = read_golden(GOLDEN)
     thresholds = cross_fit_thresholds(cosine_scores(answerer, index, golden))
-    records = run_split(answerer, index, golden, args.split)
     out = Path(f"data/golden/run-{args.split}.json")
+    records = run_split(answerer, index, golden, args.split, out.with_suffix(".partial.jsonl"))
     out.write_text(
         json.dumps(
             {

@@ -217,14 +217,17 @@ def render_answering(run: dict[str, Any]) -> str:
         if record["outcome"] != "answered":
             reasons[record["outcome"]] = reasons.get(record["outcome"], 0) + 1
     lines += [f"- {reason}: {count}" for reason, count in sorted(reasons.items())]
-    seconds = percentiles([r["generate_s"] for r in records])
+    timed = [r for r in records if not r.get("replayed", False)]
+    seconds = percentiles([r["generate_s"] for r in timed])
     tokens = percentiles([r["prompt_tokens"] for r in records])
     lines += [
         "",
         "## Cost",
         "",
         f"- Prompt tokens per question: P50 {tokens['p50']:.0f}, P95 {tokens['p95']:.0f}.",
-        f"- Generator seconds per question: P50 {seconds['p50']:.2f}, P95 {seconds['p95']:.2f}.",
+        f"- Generator seconds per question: P50 {seconds['p50']:.2f}, P95 {seconds['p95']:.2f} "
+        f"({len(timed)} generations timed; {len(records) - len(timed)} replayed from the tape "
+        "after an interrupted run are not).",
         "",
     ]
     return "\n".join(lines)
