@@ -12,7 +12,7 @@ import argparse
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,13 @@ from edgar_rag.answer.gates import cross_fit_thresholds
 from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
 from edgar_rag.answer.periods import period_guard
 from edgar_rag.domain import Reason, Response
-from edgar_rag.eval.golden import GoldenQuestion, golden_questions, read_golden, write_jsonl
+from edgar_rag.eval.golden import (
+    GoldenQuestion,
+    golden_questions,
+    prints_figure,
+    read_golden,
+    write_jsonl,
+)
 
 GOLDEN = Path("data/golden/questions.jsonl")
 
@@ -52,6 +58,8 @@ class CaseRecord:
     prompt_tokens: int
     replayed: bool = False
     """The generation came from the tape (a resumed run): its seconds are not the model's."""
+    gold_in_prompt: bool = False
+    """The gold figure, as displayed, is printed in the passages the model was given."""
 
 
 def gold_matches(text: str, question: GoldenQuestion) -> bool:
@@ -98,12 +106,15 @@ def run_split(
     records = []
     directory = answerer.directory
     for question in (q for q in golden if q.split == split):
-        if question.id in done:
-            records.append(done[question.id])
-            continue
         scope = index.resolve_scope(ticker=question.ticker, fiscal_year=question.fiscal_year)
         filing = scope.filing
         prepared = answerer.prepare(question.question, scope)
+        shown = question.displayed is not None and any(
+            prints_figure(window.text, question.displayed) for window in prepared.windows
+        )
+        if question.id in done:
+            records.append(replace(done[question.id], gold_in_prompt=shown))
+            continue
         company = (
             directory is not None
             and filing is not None
@@ -135,7 +146,7 @@ def run_split(
                 metric_named=answered and names_metric(question, response),
                 text=response.text if answered else generation.text,
                 generate_s=round(seconds, 3), prompt_tokens=generation.prompt_tokens,
-                replayed=generation.replayed,
+                replayed=generation.replayed, gold_in_prompt=shown,
             )
         )  # fmt: skip
         if partial is not None:
