@@ -195,7 +195,7 @@ def render_answering(run: dict[str, Any]) -> str:
         )
     answered = [r for r in answerable if r["outcome"] == "answered"]
     loose = [r for r in answerable if r["outcome_without_period_check"] == "answered"]
-    shown = [r for r in answerable if r.get("gold_in_prompt", False)]
+    gold_given = [r for r in answerable if r.get("gold_in_prompt", False)]
     metric_kept = sum(r["correct"] and r["metric_named"] for r in answerable)
     lines += [
         "",
@@ -208,9 +208,10 @@ def render_answering(run: dict[str, Any]) -> str:
         f"check; {_rate(sum(r['wrong_period_without_check'] for r in loose), len(loose))} "
         "without it.",
         f"- Where the bottleneck is: the gold figure was printed in the passages given to the "
-        f"model for {_rate(len(shown), len(answerable))} of the answerable questions; of those, "
-        f"the model answered correctly {_rate(sum(r['correct'] for r in shown), len(shown))} and "
-        f"declined {_rate(sum(r['outcome'] == 'model_declined' for r in shown), len(shown))}.",
+        f"model for {_rate(len(gold_given), len(answerable))} of the answerable questions; of "
+        f"those, the model answered correctly "
+        f"{_rate(sum(r['correct'] for r in gold_given), len(gold_given))} and declined "
+        f"{_rate(sum(r['outcome'] == 'model_declined' for r in gold_given), len(gold_given))}.",
         f"- The metric check would keep {metric_kept} of the "
         f"{sum(r['correct'] for r in answerable)} correct answers.",
         "",
