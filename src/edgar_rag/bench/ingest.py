@@ -188,10 +188,8 @@ def run(corpus: Path, index_path: Path, cache: Path) -> dict[str, Any]:
         stages, parsed, memory = time_stages(corpus, embedder, stages_url)
         comparison = embedding_comparison(parsed, cache)
         sqlite = SqliteIndex(index_path)
-        rss_before = _rss_mib()
         latency = {"sqlite": search_latency(sqlite, embedder, questions)}
         memory["search_process_mib"] = _rss_mib()
-        memory["index_load_mib"] = memory["search_process_mib"] - rss_before
         postgres = PostgresIndex(make_conninfo(server, dbname="bench_corpus"))
         copy_index(sqlite, postgres)
         latency["postgres"] = search_latency(postgres, embedder, questions)
