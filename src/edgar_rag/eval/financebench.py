@@ -26,15 +26,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.companies import company_guard
 from edgar_rag.answer.numbers import Figure, find_figures
 from edgar_rag.compose import build_answerer, build_embedder, build_searcher
 from edgar_rag.config import Settings, load_settings
-from edgar_rag.domain import Hit, Response, Scope
+from edgar_rag.domain import Embedder, Hit, Response, Scope
 from edgar_rag.eval.stats import Interval, percentiles, wilson
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.retrieve.search import Searcher
 
 KS = (1, 5, 10)
 RUN_CHARS = 60
@@ -352,11 +354,7 @@ def run(
     db.parent.mkdir(parents=True, exist_ok=True)
     index = SqliteIndex(db)
     embedder = build_embedder(chosen.embedder, chosen.model_dir)
-    refused: dict[str, str] = {}
-    for result in index_filings(find_local_filings([folder / "pdfs"]), index, embedder):
-        progress(f"{result.outcome.value:9} {result.source}")
-        if result.outcome is Outcome.REFUSED:
-            refused[Path(result.source).name] = result.reason or ""
+    refused = _index_pdfs(folder / "pdfs", index, embedder, progress)
     kept = [c for c in cases if c.doc_name.lower() in present]
     scopes = document_scopes(index, sorted({c.doc_name for c in kept}))
     if not replay:
@@ -366,39 +364,9 @@ def run(
     rows = []
     for number, case in enumerate(kept, 1):
         scope = scopes.get(case.doc_name)
-        if scope is None:
-            continue
-        hits = searcher.search(case.question, scope, max(KS))
-        row: dict[str, Any] = {
-            "id": case.financebench_id,
-            "doc": case.doc_name,
-            "type": case.question_type,
-            "reasoning": case.question_reasoning,
-            "evidence_pieces": len(case.evidence),
-            "other_documents": sorted({e.doc_name for e in case.evidence} - {case.doc_name}),
-            "ranks": evidence_ranks(hits, [e.evidence_text for e in case.evidence]),
-            "gold": None,
-            "answer": None,
-        }
-        gold = gold_figure(case.answer)
-        if gold is not None:
-            row["gold"] = case.answer
-            named = with_company_name(scope, case.company)
-            if named.filing is not scope.filing and scope.filing and answerer.directory:
-                row["file_name_guard"] = company_guard(
-                    case.question, scope.filing, answerer.directory
-                )
-            started = time.perf_counter()
-            response = answerer.answer(case.question, named)
-            seconds = time.perf_counter() - started
-            row["answer"] = {
-                "text": response.text,
-                "reason": response.reason.value if response.reason else None,
-                "correct": is_correct(gold, question_scale(case.question), response),
-                "seconds": round(seconds, 2),
-            }
-            progress(f"{number}/{len(kept)} {case.financebench_id}: {row['answer']['reason']}")
-        rows.append(row)
+        if scope is not None:
+            rows.append(_ask(case, scope, searcher, answerer))
+            progress(f"{number}/{len(kept)} {case.financebench_id}")
     report = {
         "command": "python -m edgar_rag.eval.financebench" + (" --replay" if replay else ""),
         "questions": len(cases),
@@ -428,6 +396,50 @@ def run(
     }
     index.close()
     return report
+
+
+def _index_pdfs(
+    folder: Path, index: SqliteIndex, embedder: Embedder, progress: Callable[[str], None]
+) -> dict[str, str]:
+    """Index every PDF (a no-op for those already there); the refused ones with the reason."""
+    refused: dict[str, str] = {}
+    for result in index_filings(find_local_filings([folder]), index, embedder):
+        progress(f"{result.outcome.value:9} {result.source}")
+        if result.outcome is Outcome.REFUSED:
+            refused[Path(result.source).name] = result.reason or ""
+    return refused
+
+
+def _ask(case: Case, scope: Scope, searcher: Searcher, answerer: Answerer) -> dict[str, Any]:
+    """One question's row: its evidence ranks, and its answer when the gold is a bare figure."""
+    hits = searcher.search(case.question, scope, max(KS))
+    row: dict[str, Any] = {
+        "id": case.financebench_id,
+        "doc": case.doc_name,
+        "type": case.question_type,
+        "reasoning": case.question_reasoning,
+        "evidence_pieces": len(case.evidence),
+        "other_documents": sorted({e.doc_name for e in case.evidence} - {case.doc_name}),
+        "ranks": evidence_ranks(hits, [e.evidence_text for e in case.evidence]),
+        "gold": None,
+        "answer": None,
+    }
+    gold = gold_figure(case.answer)
+    if gold is None:
+        return row
+    row["gold"] = case.answer
+    named = with_company_name(scope, case.company)
+    if named.filing is not scope.filing and scope.filing and answerer.directory:
+        row["file_name_guard"] = company_guard(case.question, scope.filing, answerer.directory)
+    started = time.perf_counter()
+    response = answerer.answer(case.question, named)
+    row["answer"] = {
+        "text": response.text,
+        "reason": response.reason.value if response.reason else None,
+        "correct": is_correct(gold, question_scale(case.question), response),
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+    return row
 
 
 # -- the page (pure) -----------------------------------------------------------------------------

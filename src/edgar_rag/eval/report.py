@@ -65,13 +65,16 @@ def render_retrieval(report: dict[str, Any]) -> str:
     sweep = report.get("chunk_sweep")
     if sweep:
         lines += [
-            "## Chunk size (characters / overlap), the corpus HTML filings re-indexed at each",
+            "## Chunk size (characters / overlap)",
+            "",
+            f"The filings {', '.join(sweep['filings'])} re-indexed at each size; the questions "
+            "about them, default search, scoped.",
             "",
             "| chunks | n chunks | figure recall@5 | figure MRR | narrative-item recall@5 | "
             "narrative-item MRR |",
             "| --- | ---: | ---: | ---: | ---: | ---: |",
         ]
-        for size, scores in sweep.items():
+        for size, scores in sweep["sizes"].items():
             lines.append(
                 f"| {size} | {int(scores['chunks']['n'])} | {scores['figure']['recall@5']:.3f} | "
                 f"{scores['figure']['mrr']:.3f} | {scores['narrative-item']['recall@5']:.3f} | "
