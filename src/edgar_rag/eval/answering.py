@@ -186,6 +186,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
     parser.add_argument("--split", default="dev", choices=["dev", "eval"])
     parser.add_argument("--generate", action="store_true", help="write the golden questions")
+    parser.add_argument(
+        "--finish-partial",
+        action="store_true",
+        help="write the run from the questions done so far, without asking the model more",
+    )
     args = parser.parse_args(argv)
     if args.generate:
         from edgar_rag.eval.retrieval import parse_corpus  # noqa: PLC0415
@@ -201,11 +206,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     golden = read_golden(GOLDEN)
     thresholds = cross_fit_thresholds(cosine_scores(answerer, index, golden))
     out = Path(f"data/golden/run-{args.split}.json")
-    records = run_split(answerer, index, golden, args.split, out.with_suffix(".partial.jsonl"))
+    partial = out.with_suffix(".partial.jsonl")
+    if args.finish_partial:
+        done = _read_partial(partial)
+        asked = [q for q in golden if q.split == args.split and q.id in done]
+        records = run_split(answerer, index, asked, args.split, partial)
+    else:
+        records = run_split(answerer, index, golden, args.split, partial)
+    in_split = sum(1 for q in golden if q.split == args.split)
     out.write_text(
         json.dumps(
             {
                 "split": args.split,
+                "questions_in_split": in_split,
                 "generator": answerer.generator.name,
                 "thresholds": thresholds,
                 "records": [asdict(r) for r in records],

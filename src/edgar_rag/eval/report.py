@@ -109,6 +109,18 @@ def _rate(count: int, n: int) -> str:
     return f"{count}/{n} = {count / n:.1%} [{interval.low:.1%}, {interval.high:.1%}]"
 
 
+def _completeness(run: dict[str, Any], done: int) -> list[str]:
+    total = int(run.get("questions_in_split", done))
+    if done >= total:
+        return []
+    return [
+        f"**Partial run: {done} of the split's {total} questions were asked before the run was "
+        "stopped (two shared cores, one local model); the questions are in golden-set order, "
+        "whole filings at a time.**",
+        "",
+    ]
+
+
 def render_answering(run: dict[str, Any]) -> str:
     from edgar_rag.eval.stats import cluster_bootstrap, mcnemar_exact, percentiles  # noqa: PLC0415
 
@@ -125,6 +137,7 @@ def render_answering(run: dict[str, Any]) -> str:
         f"`{run['generator']}`, temperature 0. Each question was searched and generated once; "
         "every arm is a mask over that generation. Intervals are Wilson 95%.",
         "",
+        *_completeness(run, len(records)),
         "## Arms",
         "",
         "| arm | correct on answerable | false answers on unanswerable | company-bootstrap 95% "
