@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test docs-check bench items retrieval answering eval result demo clean
+.PHONY: setup lock check lint test docs-check bench corpus items retrieval answering eval result demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -56,6 +56,9 @@ build/corpus.db: setup
 bench: build/corpus.db
 	$(BIN)/python -m edgar_rag.bench.ingest --corpus $(CORPUS) --index build/corpus.db \
 	  --out docs/performance.json
+
+corpus: setup
+	$(BIN)/python -m edgar_rag.bench.corpus --corpus $(CORPUS) --out docs/ingest.json
 
 items: setup
 	$(BIN)/python -m edgar_rag.bench.items --corpus $(CORPUS) --out docs/items.md
