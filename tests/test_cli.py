@@ -147,3 +147,19 @@ def test_ingest_and_search_on_postgresql_through_the_same_commands(
     assert hits
     assert {h["ticker"] for h in hits} == {"WFC"}
     assert not (Path.cwd() / "index.db").exists()
+
+
+def test_ask_prints_the_response_object_or_a_readable_answer(
+    run: CliRunner, sample_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EDGAR_RAG_GENERATOR", "echo")
+    invoke(run, "ingest", "--from", str(sample_dir))
+    result = invoke(run, "ask", "Total net sales", "--ticker", "AAPL", "--year", "2025", "--json")
+    body = json.loads(result.stdout)
+    assert body["generator"] == "echo"
+    assert body["source"]["ticker"] == "AAPL"
+    assert body["citations"]
+    declined = invoke(run, "ask", "What was Microsoft's revenue?", "--ticker", "AAPL")
+    assert declined.stdout.startswith("Declined (out_of_scope)")
+    unknown = run.invoke(main, ["ask", "revenue", "--ticker", "ZZZZ"])
+    assert (unknown.exit_code, unknown.stderr.strip()) == (1, "Error: ticker ZZZZ is not indexed")
