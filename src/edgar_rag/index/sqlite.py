@@ -131,6 +131,7 @@ class SqliteIndex:
         self.db.execute("PRAGMA synchronous = NORMAL")
         self._migrate()
         self._matrices: dict[int | None, tuple[npt.NDArray[np.int64], Vectors]] = {}
+        self._facts: dict[int, list[FactRef]] = {}
         self._generation = self._data_version()
 
     def close(self) -> None:
@@ -401,6 +402,7 @@ class SqliteIndex:
         generation = self._data_version()
         if generation != self._generation:
             self._matrices.clear()
+            self._facts.clear()
             self._generation = generation
         if filing_id not in self._matrices:
             if filing_id is None:
@@ -474,17 +476,24 @@ class SqliteIndex:
         }
 
     def displayed_facts(self, filing_id: int) -> list[FactRef]:
-        """The filing's facts that its text displays, with the chunk that prints each."""
+        """The filing's facts that its text displays, with the chunk that prints each (kept in
+        memory per filing until the index changes, like the vector matrices)."""
+        self._matrix(filing_id)
+        cached = self._facts.get(filing_id)
+        if cached is not None:
+            return cached
         rows = self.db.execute(
             "SELECT f.concept, c.id, f.period_end, f.dimensions FROM facts f "
             "JOIN chunks c ON c.filing_id = f.filing_id AND c.ordinal = f.chunk_ordinal "
             "WHERE f.filing_id = ?",
             (filing_id,),
         ).fetchall()
-        return [
+        facts = [
             FactRef(str(row[0]), int(row[1]), _as_date(row[2]), str(row[3]) not in ("[]", ""))
             for row in rows
         ]
+        self._facts[filing_id] = facts
+        return facts
 
     def vectors(self, chunk_ids: Sequence[int]) -> Vectors:
         if not chunk_ids:
