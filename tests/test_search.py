@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from edgar_rag.index.embedders import HashingEmbedder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
