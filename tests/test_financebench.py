@@ -1,0 +1,286 @@
+"""FinanceBench scoring: the evidence overlap rule, gold figures, correctness and the page."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from edgar_rag.answer.numbers import Figure, find_figures
+from edgar_rag.domain import FilingMeta, Reason, Response, Scope, SourceFormat
+from edgar_rag.eval.financebench import (
+    EvidenceText,
+    evidence_ranks,
+    gold_figure,
+    is_correct,
+    matches,
+    normalise,
+    overlaps,
+    question_scale,
+    recall,
+    render,
+    with_company_name,
+)
+
+EVIDENCE = (
+    "Consolidated Statement of Cash Flow s\nYears ended December 31\n \n(Millions)\n \n2018\n"
+    " \n2017\n \nPurchases of property, plant and equipment (PP&E)\n \n \n(1,577) \n \n(1,373) "
+    "\n \n(1,420) \nProceeds from sale of PP&E and other assets\n \n \n262 \n \n49 \n \n58 \n"
+    "Acquisitions, net of cash acquired\n \n \n13 \n \n(2,023) \n \n(16) \nPurchases of "
+    "marketable securities and investments\n \n \n(1,828) \n \n(2,152) \n \n(1,410) \n"
+    "Cash Flows from Financing Activities\n \nChange in short-term debt net\n \n \n(284) \n"
+    " \n578 \n \n(797) \nRepayment of debt (maturities greater than 90 days)\n \n \n(1,034) "
+    "\n \n(962) \n \n(992) \nProceeds from debt (maturities greater than 90 days)\n \n \n"
+    "2,251 \n \n1,987 \n \n2,832 \nPurchases of treasury stock\n \n \n(4,870) \n \n(2,068)"
+)
+PASSAGE = (
+    "Cash Flows from Investing Activities\nPurchases of property, plant and equipment (PP&E) "
+    "(1,577) (1,373) (1,420)\nProceeds from sale of PP&E and other assets 262 49 58\n"
+    "Acquisitions, net of cash acquired 13 (2,023) (16)"
+)
+
+
+def _figure(text: str) -> Figure:
+    (figure,) = find_figures(text)
+    return figure
+
+
+def _response(text: str | None, reason: Reason | None = None) -> Response:
+    return Response(
+        question="q", text=text, citations=(), reason=reason, detail=None, gate="none",
+        retrieval_score=None, gate_score=None, source=None, generator="scripted",
+        timings_ms={}, prompt_tokens=0, completion_tokens=0, replayed=False,
+    )  # fmt: skip
+
+
+def test_normalising_keeps_letters_and_digits_only() -> None:
+    assert normalise("Cash Flow s\n \n(1,577) ﬁnal") == "cashflows1577final"
+
+
+def test_a_passage_overlaps_evidence_whose_spacing_pdf_extraction_broke() -> None:
+    assert overlaps(PASSAGE, EVIDENCE)
+    assert EvidenceText.of(EVIDENCE).mostly_overlaps(PASSAGE)
+
+
+def test_an_unrelated_passage_does_not_overlap() -> None:
+    unrelated = (
+        "The Company's effective tax rate was 20.1% in 2018, compared with 35.5% in 2017, "
+        "reflecting the Tax Cuts and Jobs Act."
+    )
+    assert not overlaps(unrelated, EVIDENCE)
+    assert not EvidenceText.of(EVIDENCE).mostly_overlaps(unrelated)
+
+
+def test_a_short_shared_phrase_is_not_an_overlap() -> None:
+    assert not overlaps("We make purchases of property, plant and equipment each year.", EVIDENCE)
+
+
+def test_an_evidence_shorter_than_the_run_must_appear_whole() -> None:
+    assert overlaps("Total revenue was $5,200 million this year.", "Total revenue was $5,200")
+    assert not overlaps("Total revenue was $5,300 million.", "Total revenue was $5,200")
+
+
+def test_a_passage_repeating_one_row_is_loose_but_not_strict() -> None:
+    prose = "The Company invests for growth. " * 12
+    repeated = prose + (
+        "Purchases of property, plant and equipment (PP&E) $ (1,577) $ (1,373) $ (1,420)\n"
+        "Proceeds from sale of PP&E and other assets"
+    )
+    evidence = EvidenceText.of(EVIDENCE)
+    assert evidence.overlaps(repeated)
+    assert not evidence.mostly_overlaps(repeated)
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "percent"),
+    [
+        ("$1577.00", 1577.0, False),
+        ("1.9%", 1.9, True),
+        ("-3.7", -3.7, False),
+        ("0.68", 0.68, False),
+    ],
+)
+def test_a_bare_figure_is_a_numeric_gold(answer: str, value: float, percent: bool) -> None:
+    gold = gold_figure(answer)
+    assert gold is not None
+    assert (gold.value, gold.is_percent) == (value, percent)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Customer deposits",
+        "JnJ sold its inventory 2.7 times in FY2022.",
+        "Effective tax rate in FY2022 was 0.62%, compared to -14.76% in FY2021.",
+    ],
+)
+def test_prose_is_not_a_numeric_gold(answer: str) -> None:
+    assert gold_figure(answer) is None
+
+
+def test_the_question_names_the_unit() -> None:
+    assert question_scale("What is the FY2018 capex (in USD millions) for 3M?") == 1e6
+    assert question_scale("What is the FY2019 DPO for Corning?") is None
+
+
+@pytest.mark.parametrize(
+    "stated",
+    ["$1,577 million", "1,577", "$1.577 billion", "$1.58 billion", "$1.6 billion", "1,590"],
+)
+def test_the_gold_in_millions_matches_either_scale(stated: str) -> None:
+    assert matches(_figure("$1577.00"), 1e6, _figure(stated))
+
+
+@pytest.mark.parametrize(
+    "stated", ["$2 billion", "$1,600 million", "1,577 thousand", "$1.7 billion"]
+)
+def test_a_figure_off_by_more_than_the_tolerance_does_not_match(stated: str) -> None:
+    assert not matches(_figure("$1577.00"), 1e6, _figure(stated))
+
+
+def test_one_percent_relative_and_the_gold_rounding_are_tolerated() -> None:
+    assert matches(_figure("24.26"), None, _figure("24.5"))
+    assert not matches(_figure("24.26"), None, _figure("24.6"))
+    assert matches(_figure("1.9%"), None, _figure("1.87%"))
+    assert not matches(_figure("1.9%"), None, _figure("1.9 million"))
+    assert not matches(_figure("30.8%"), None, _figure("$30.8"))
+
+
+def test_a_bare_answer_is_read_in_the_unit_the_gold_names() -> None:
+    assert matches(_figure("$831 million"), None, _figure("831"))
+    assert matches(_figure("$1577.00"), None, _figure("$1,577 million"))
+    assert not matches(_figure("$831 million"), None, _figure("831 thousand"))
+
+
+def test_a_percent_or_a_decrease_matches_a_bare_signed_gold() -> None:
+    assert matches(_figure("-3.7"), None, _figure("3.7"))
+    assert matches(_figure("0.68"), None, _figure("(0.68)"))
+
+
+def test_a_decline_is_never_correct() -> None:
+    gold = _figure("$1577.00")
+    assert is_correct(gold, 1e6, _response("Capital expenditure was $1,577 million [1]."))
+    assert not is_correct(gold, 1e6, _response(None, Reason.UNSUPPORTED_CLAIM))
+    assert not is_correct(gold, 1e6, _response("It spent $1,373 million [1]."))
+
+
+def test_recall_counts_ranks_within_k() -> None:
+    assert recall([1, 3, None, 10]) == {
+        "n": 4,
+        "recall@1": 0.25,
+        "recall@5": 0.5,
+        "recall@10": 0.75,
+    }
+
+
+def test_no_hits_give_no_ranks() -> None:
+    assert evidence_ranks([], [EVIDENCE]) == {"any": None, "strict": None, "every": None}
+
+
+def _tiny_report() -> dict[str, Any]:
+    scores = {"n": 2, "recall@1": 0.5, "recall@5": 1.0, "recall@10": 1.0}
+    interval = {"k": 1, "n": 2, "estimate": 0.5, "low": 0.0945, "high": 0.9055}
+    return {
+        "command": "python -m edgar_rag.eval.financebench",
+        "questions": 150,
+        "pdfs": 1,
+        "covered": 2,
+        "covered_by_type": {"metrics-generated": 2},
+        "unscoped": [],
+        "refused_pdfs": {},
+        "chunks": 900,
+        "settings": {
+            "embedder": "all-MiniLM-L6-v2@onnx-fp32",
+            "generator": "local:qwen2.5-coder-1.5b-instruct",
+            "gate": "none",
+            "search_k": 5,
+            "passages_in_prompt": 3,
+        },
+        "multi_evidence": 1,
+        "other_documents": 0,
+        "retrieval": {rule: {"all": scores} for rule in ("any", "strict", "every")},
+        "answers": {
+            "numeric": 2,
+            "non_numeric": 0,
+            "answered": 1,
+            "correct": 1,
+            "accuracy": interval,
+            "answered_share": interval,
+            "correct_when_answered": {**interval, "k": 1, "n": 1, "estimate": 1.0},
+            "declined": {"unsupported_claim": 1},
+            "by_reasoning": {"Information extraction": interval},
+            "seconds": {"p50": 12.25, "p95": 20.5},
+            "renamed": 1,
+            "declined_under_file_name": 1,
+            "replayed": False,
+        },
+        "machine": {"cpus": 2, "load_average": [3.0, 2.5, 2.0]},
+        "paper": [{"model": "GPT-4-Turbo", "setup": "shared vector store", "correct": "19%"}],
+        "rows": [
+            {
+                "id": "financebench_id_03029",
+                "type": "metrics-generated",
+                "gold": "$1577.00",
+                "answer": {
+                    "text": "3M spent $1,577 million | on PP&E [1].",
+                    "reason": None,
+                    "correct": True,
+                    "seconds": 12.25,
+                },
+            },
+            {
+                "id": "financebench_id_00005",
+                "type": "metrics-generated",
+                "gold": "1.9%",
+                "answer": {"text": None, "reason": "unsupported_claim", "correct": False},
+            },
+        ],
+    }
+
+
+def test_the_page_renders_the_report() -> None:
+    page = render(_tiny_report())
+    assert "| all | 2 | 0.500 | 1.000 | 1.000 |" in page
+    assert "| correct | 1 of 2: 50.0% (9.4% to 90.5%) |" in page
+    assert "`unsupported_claim` 1" in page
+    assert "load average 2.5 over the last 5 minutes of the run): P50 12.2, P95 20.5" in page
+    assert (
+        "| 03029 | metrics-generated | $1577.00 | 3M spent $1,577 million \\| on PP&E [1]. | yes |"
+        in page
+    )
+    assert "| 00005 | metrics-generated | 1.9% | declined: unsupported_claim | no |" in page
+    assert "| GPT-4-Turbo | shared vector store | 19% |" in page
+    assert "not re-run here" in page
+
+
+def test_rendering_is_a_pure_function_of_the_report() -> None:
+    report = _tiny_report()
+    snapshot = copy.deepcopy(report)
+    assert render(report) == render(report)
+    assert report == snapshot
+
+
+def test_a_replayed_report_says_its_timings_are_not_the_models() -> None:
+    report = _tiny_report()
+    report["answers"]["replayed"] = True
+    assert "time the replay, not the model" in render(report)
+
+
+def _filing(company: str) -> FilingMeta:
+    return FilingMeta(
+        company=company, cik=None, ticker=None, form="10-K", fiscal_year=2019, period_end=None,
+        accession=None, filing_date=None, url=None, years_reported=(2019,), source="x.pdf",
+        sha256="0", source_format=SourceFormat.PDF,
+    )  # fmt: skip
+
+
+def test_a_file_name_company_takes_financebench_spelling_of_the_same_name() -> None:
+    scope = Scope(7, _filing("BESTBUY"))
+    named = with_company_name(scope, "Best Buy")
+    assert named.filing is not None
+    assert (named.filing_id, named.filing.company) == (7, "Best Buy")
+    assert with_company_name(scope, "Walmart") == scope
+    renamed = with_company_name(Scope(1, _filing("JOHNSON JOHNSON")), "Johnson & Johnson").filing
+    assert renamed is not None
+    assert renamed.company == "Johnson & Johnson"
