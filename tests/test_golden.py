@@ -98,7 +98,9 @@ def test_the_retrieval_report_renders_from_its_json() -> None:
     groups = {"all": scores, "figure": scores, "narrative-item": scores, "narrative-phrase": scores}
     report = {
         "questions": {"figure": 1, "narrative": 1},
-        "arms": {"dense": groups, "bm25": groups, "hybrid": groups, "hybrid+dedup": groups},
+        "arms": dict.fromkeys(
+            ("dense", "bm25", "hybrid", "hybrid+dedup", "hybrid+dedup+facts"), groups
+        ),
         "corpus_wide_narrative": {"narrative-item": scores},
         "corpus_chunks": 10,
     }
