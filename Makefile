@@ -42,7 +42,7 @@ check: lint docs-check test
 
 demo: setup
 	$(BIN)/edgar-rag ingest --from $(SAMPLE) --db $(DEMO_DB)
-	$(BIN)/edgar-rag ask "What were Apple's total net sales in fiscal 2025?" \
+	$(BIN)/edgar-rag ask "How much net income did Apple report for fiscal year 2025?" \
 	  --ticker AAPL --year 2025 --db $(DEMO_DB)
 	$(BIN)/edgar-rag ask "What was Microsoft's revenue in fiscal 2025?" \
 	  --ticker AAPL --year 2025 --db $(DEMO_DB)
