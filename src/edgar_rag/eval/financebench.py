@@ -337,12 +337,15 @@ def run(
     tape: Path = DEFAULT_TAPE,
     *,
     replay: bool = False,
+    resume: bool = False,
     settings: Settings | None = None,
     progress: Callable[[str], None] = lambda line: None,
 ) -> dict[str, Any]:
     """Index the FinanceBench PDFs, ask their questions, and return the report (a JSON dict).
 
-    Records generations to ``tape`` (started afresh), or with ``replay`` answers from it.
+    Records generations to ``tape``, or with ``replay`` answers from it. Each question's row is
+    also written to a journal beside ``db``; ``resume`` keeps the tape and the journal of an
+    interrupted run and asks only the questions the journal lacks (a fresh run clears both).
     """
     chosen = (settings or load_settings()).model_copy(
         update={"db": db, "tape": tape, "tape_mode": "replay" if replay else "record"}
@@ -357,16 +360,26 @@ def run(
     refused = _index_pdfs(folder / "pdfs", index, embedder, progress)
     kept = [c for c in cases if c.doc_name.lower() in present]
     scopes = document_scopes(index, sorted({c.doc_name for c in kept}))
-    if not replay:
+    journal = db.with_name(db.stem + ".rows.jsonl")
+    done = _read_journal(journal) if resume and not replay else {}
+    if not (replay or resume):
         tape.unlink(missing_ok=True)
+        journal.unlink(missing_ok=True)
     searcher = build_searcher(chosen, index)
     answerer = build_answerer(chosen, index)
     rows = []
     for number, case in enumerate(kept, 1):
         scope = scopes.get(case.doc_name)
-        if scope is not None:
-            rows.append(_ask(case, scope, searcher, answerer))
-            progress(f"{number}/{len(kept)} {case.financebench_id}")
+        if scope is None:
+            continue
+        row = done.get(case.financebench_id)
+        if row is None:
+            row = _ask(case, scope, searcher, answerer)
+            if not replay:
+                with journal.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        rows.append(row)
+        progress(f"{number}/{len(kept)} {case.financebench_id}")
     report = {
         "command": "python -m edgar_rag.eval.financebench" + (" --replay" if replay else ""),
         "questions": len(cases),
@@ -396,6 +409,14 @@ def run(
     }
     index.close()
     return report
+
+
+def _read_journal(journal: Path) -> dict[str, dict[str, Any]]:
+    if not journal.is_file():
+        return {}
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    return {row["id"]: row for row in rows}
 
 
 def _index_pdfs(
@@ -643,12 +664,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("docs/financebench.json"))
     parser.add_argument("--tape", type=Path, default=DEFAULT_TAPE)
     parser.add_argument("--replay", action="store_true", help="answer from the tape, no model")
+    parser.add_argument(
+        "--resume", action="store_true", help="keep an interrupted run's tape and answers"
+    )
     args = parser.parse_args(argv)
     report = run(
         args.corpus,
         args.db,
         args.tape,
         replay=args.replay,
+        resume=args.resume,
         progress=_to_stderr,
     )
     write_report(report, args.out)
