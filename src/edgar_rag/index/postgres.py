@@ -41,6 +41,8 @@ from edgar_rag.index.schema import (
     identity_from_fields,
     meta_from_row,
     meta_row,
+    pick_filing,
+    scope_key,
 )
 
 # The embedding column has no fixed dimension here: the embedder, and so N, is known only when
@@ -295,33 +297,20 @@ class PostgresIndex:
         self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
     ) -> Scope:
         """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
-        if ticker is None and cik is None:
+        named = scope_key(ticker, cik)
+        if named is None:
             if fiscal_year is not None:
                 raise NotFoundError("a fiscal year needs a ticker or CIK to go with it")
             return Scope()
-        key, value, label = (
-            ("ticker", ticker.upper(), f"ticker {ticker.upper()}")
-            if ticker is not None
-            else ("cik", cik, f"CIK {cik}")
-        )
+        key, value, label = named
         rows = self.db.execute(
             sql.SQL("SELECT * FROM filings WHERE {} = %s ORDER BY fiscal_year DESC").format(
                 sql.Identifier(key)
             ),
             (value,),
         ).fetchall()
-        if not rows:
-            raise NotFoundError(f"{label} is not indexed")
-        if fiscal_year is not None:
-            rows_for_year = [row for row in rows if row["fiscal_year"] == fiscal_year]
-            if not rows_for_year:
-                years = ", ".join(str(row["fiscal_year"]) for row in reversed(rows))
-                raise NotFoundError(
-                    f"{label} has no indexed filing for fiscal year {fiscal_year}; "
-                    f"indexed years: {years}"
-                )
-            rows = rows_for_year
-        return Scope(int(rows[0]["id"]), meta_from_row(rows[0]))
+        row = pick_filing(rows, label, fiscal_year)
+        return Scope(int(row["id"]), meta_from_row(dict(row)))
 
     def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds:
         """Exact cosine within one filing; approximate (HNSW) over the whole corpus."""

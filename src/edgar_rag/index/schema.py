@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from edgar_rag.domain import Accession, EmbedderIdentity, FilingMeta, SourceFormat
+from edgar_rag.errors import NotFoundError
 
 SCHEMA_VERSION = 1
 
@@ -86,4 +89,31 @@ def meta_from_row(row: dict[str, object]) -> FilingMeta:
         source=str(row["source"]),
         sha256=str(row["sha256"]),
         source_format=SourceFormat(str(row["source_format"])),
+    )
+
+
+def scope_key(ticker: str | None, cik: int | None) -> tuple[str, object, str] | None:
+    """The filings column, value and words that name a company, or None for the whole corpus."""
+    if ticker is not None:
+        return "ticker", ticker.upper(), f"ticker {ticker.upper()}"
+    if cik is not None:
+        return "cik", cik, f"CIK {cik}"
+    return None
+
+
+def pick_filing(
+    rows: Sequence[Mapping[str, Any]], label: str, fiscal_year: int | None
+) -> Mapping[str, Any]:
+    """The filing row of the year asked, or the latest (rows come newest first); a NotFoundError
+    naming the company, or listing its indexed years, when there is none."""
+    if not rows:
+        raise NotFoundError(f"{label} is not indexed")
+    if fiscal_year is None:
+        return rows[0]
+    for row in rows:
+        if row["fiscal_year"] == fiscal_year:
+            return row
+    years = ", ".join(str(row["fiscal_year"]) for row in reversed(rows))
+    raise NotFoundError(
+        f"{label} has no indexed filing for fiscal year {fiscal_year}; indexed years: {years}"
     )

@@ -39,6 +39,8 @@ from edgar_rag.index.schema import (
     identity_from_fields,
     meta_from_row,
     meta_row,
+    pick_filing,
+    scope_key,
 )
 
 _M001_INITIAL = """
@@ -365,30 +367,17 @@ class SqliteIndex:
         self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
     ) -> Scope:
         """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
-        if ticker is None and cik is None:
+        named = scope_key(ticker, cik)
+        if named is None:
             if fiscal_year is not None:
                 raise NotFoundError("a fiscal year needs a ticker or CIK to go with it")
             return Scope()
-        key, value, label = (
-            ("ticker", ticker.upper(), f"ticker {ticker.upper()}")
-            if ticker is not None
-            else ("cik", cik, f"CIK {cik}")
-        )
+        key, value, label = named
         rows = self.db.execute(
             f"SELECT * FROM filings WHERE {key} = ? ORDER BY fiscal_year DESC", (value,)
         ).fetchall()
-        if not rows:
-            raise NotFoundError(f"{label} is not indexed")
-        if fiscal_year is not None:
-            rows_for_year = [row for row in rows if row["fiscal_year"] == fiscal_year]
-            if not rows_for_year:
-                years = ", ".join(str(row["fiscal_year"]) for row in reversed(rows))
-                raise NotFoundError(
-                    f"{label} has no indexed filing for fiscal year {fiscal_year}; "
-                    f"indexed years: {years}"
-                )
-            rows = rows_for_year
-        return Scope(int(rows[0]["id"]), meta_from_row(dict(rows[0])))
+        row = pick_filing([dict(r) for r in rows], label, fiscal_year)
+        return Scope(int(row["id"]), meta_from_row(dict(row)))
 
     def _data_version(self) -> tuple[int, ...]:
         """Changes whenever a filing is written, here or by another connection."""
