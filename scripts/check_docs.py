@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from edgar_rag.bench import corpus, items, report
+from edgar_rag.eval import financebench
 from edgar_rag.eval import render as evaluations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +29,7 @@ def _json(name: str) -> dict[str, object]:
 PAGES: dict[str, Callable[[], str]] = {
     "items.md": _items,
     "ingest.md": lambda: corpus.render(_json("ingest.json")),
+    "financebench.md": lambda: financebench.render(_json("financebench.json")),
     "performance.md": lambda: report.render_performance(_json("performance.json")),
     "scaling.md": lambda: report.render_scaling(_json("performance.json")),
 }
