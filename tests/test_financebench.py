@@ -203,7 +203,9 @@ def _tiny_report() -> dict[str, Any]:
         "answers": {
             "numeric": 2,
             "non_numeric": 0,
+            "evidence_in_prompt": 1,
             "answered": 1,
+            "answered_without_figure": 0,
             "correct": 1,
             "accuracy": interval,
             "answered_share": interval,
@@ -215,6 +217,7 @@ def _tiny_report() -> dict[str, Any]:
             "declined_under_file_name": 1,
             "replayed": False,
         },
+        "resumed_rows": 0,
         "machine": {"cpus": 2, "load_average": [3.0, 2.5, 2.0]},
         "paper": [{"model": "GPT-4-Turbo", "setup": "shared vector store", "correct": "19%"}],
         "rows": [
@@ -244,6 +247,7 @@ def test_the_page_renders_the_report() -> None:
     assert "| all | 2 | 0.500 | 1.000 | 1.000 |" in page
     assert "| correct | 1 of 2: 50.0% (9.4% to 90.5%) |" in page
     assert "`unsupported_claim` 1" in page
+    assert "among the 3 passages of the prompt for 1 of the 2" in page
     assert "load average 2.5 over the last 5 minutes of the run): P50 12.2, P95 20.5" in page
     assert (
         "| 03029 | metrics-generated | $1577.00 | 3M spent $1,577 million \\| on PP&E [1]. | yes |"
@@ -259,6 +263,12 @@ def test_rendering_is_a_pure_function_of_the_report() -> None:
     snapshot = copy.deepcopy(report)
     assert render(report) == render(report)
     assert report == snapshot
+
+
+def test_a_resumed_report_says_where_its_rows_were_timed() -> None:
+    report = _tiny_report()
+    report["resumed_rows"] = 1
+    assert "1 rows were kept from an interrupted earlier process" in render(report)
 
 
 def test_a_replayed_report_says_its_timings_are_not_the_models() -> None:

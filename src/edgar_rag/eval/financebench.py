@@ -292,7 +292,7 @@ def _retrieval(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _answers(rows: Sequence[dict[str, Any]], replayed: bool) -> dict[str, Any]:
+def _answers(rows: Sequence[dict[str, Any]], in_prompt: int, replayed: bool) -> dict[str, Any]:
     asked = [r for r in rows if r.get("answer") is not None]
     answered = [r for r in asked if r["answer"]["reason"] is None]
     correct = sum(r["answer"]["correct"] for r in asked)
@@ -300,7 +300,11 @@ def _answers(rows: Sequence[dict[str, Any]], replayed: bool) -> dict[str, Any]:
     return {
         "numeric": len(asked),
         "non_numeric": len(rows) - len(asked),
+        "evidence_in_prompt": sum(
+            r["ranks"]["any"] is not None and r["ranks"]["any"] <= in_prompt for r in asked
+        ),
         "answered": len(answered),
+        "answered_without_figure": sum(not find_figures(r["answer"]["text"]) for r in answered),
         "correct": correct,
         "accuracy": _interval(correct, len(asked)),
         "answered_share": _interval(len(answered), len(asked)),
@@ -381,7 +385,9 @@ def run(
         rows.append(row)
         progress(f"{number}/{len(kept)} {case.financebench_id}")
     report = {
-        "command": "python -m edgar_rag.eval.financebench" + (" --replay" if replay else ""),
+        "command": "python -m edgar_rag.eval.financebench"
+        + (" --replay" if replay else "")
+        + (" --resume" if done else ""),
         "questions": len(cases),
         "pdfs": len(pdfs),
         "covered": len(kept),
@@ -399,7 +405,8 @@ def run(
         "multi_evidence": sum(r["evidence_pieces"] > 1 for r in rows),
         "other_documents": sum(bool(r["other_documents"]) for r in rows),
         "retrieval": _retrieval(rows),
-        "answers": _answers(rows, replay),
+        "answers": _answers(rows, answerer.settings.passages_in_prompt, replay),
+        "resumed_rows": len(done),
         "machine": {
             "cpus": os.cpu_count(),
             "load_average": [round(v, 1) for v in os.getloadavg()],
@@ -570,6 +577,11 @@ def render(report: dict[str, Any]) -> str:
             for name, interval in answers["by_reasoning"].items()
         ),
         "",
+        f"The gold evidence was among the {chosen['passages_in_prompt']} passages of the prompt "
+        f"for {answers['evidence_in_prompt']} of the {answers['numeric']} (by the overlap rule "
+        "above; the prompt shows each passage's best window, not the whole chunk). "
+        f"{answers['answered_without_figure']} of the answers state no figure at all.",
+        "",
         "Declines by reason: "
         + (
             ", ".join(f"`{reason}` {count}" for reason, count in answers["declined"].items())
@@ -587,6 +599,11 @@ def render(report: dict[str, Any]) -> str:
             else f"{machine['cpus']} CPU cores shared with other work, load average "
             f"{machine['load_average'][1]} over the last 5 minutes of the run"
         )
+        if report["resumed_rows"]:
+            measured += (
+                f"; {report['resumed_rows']} rows were kept from an interrupted earlier process "
+                "(`--resume`) and timed there"
+            )
         lines += [
             f"Seconds per question (search, model, verification; {measured}): "
             f"P50 {seconds['p50']:.1f}, P95 {seconds['p95']:.1f}.",
