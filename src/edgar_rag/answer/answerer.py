@@ -114,8 +114,7 @@ class Answerer:
     def prepare(self, question: str, scope: Scope) -> Prepared:
         """Search, then the prompt from the best lines of the top passages."""
         timings: dict[str, float] = {}
-        hits = self.searcher.search(question, scope, self.settings.search_k)
-        searched = self.searcher.last_timings
+        hits, searched = self.searcher.search_timed(question, scope, self.settings.search_k)
         timings["embed"] = round(searched.embed_ms, 1)
         timings["search"] = round(searched.search_ms + searched.fuse_ms, 1)
         given = hits[: self.settings.passages_in_prompt]

@@ -55,6 +55,8 @@ class SearchSettings:
 
 @dataclass(slots=True)
 class SearchTimings:
+    """What each stage of one search took, in milliseconds."""
+
     embed_ms: float = 0.0
     search_ms: float = 0.0
     fuse_ms: float = 0.0
@@ -68,9 +70,15 @@ class Searcher:
     embedder: Embedder
     settings: SearchSettings = field(default_factory=SearchSettings)
     reranker: Reranker | None = None
-    last_timings: SearchTimings = field(default_factory=SearchTimings)
 
     def search(self, question: str, scope: Scope, k: int = 5) -> list[Hit]:
+        return self.search_timed(question, scope, k)[0]
+
+    def search_timed(
+        self, question: str, scope: Scope, k: int = 5
+    ) -> tuple[list[Hit], SearchTimings]:
+        """The hits and what each stage of finding them took (per call, so concurrent callers
+        never read each other's timings)."""
         started = time.perf_counter()
         query = self.embedder.embed([question])[0]
         embedded = time.perf_counter()
@@ -123,12 +131,11 @@ class Searcher:
             scores = self.reranker.rerank(question, [hit.passage.chunk.text for hit in hits])
             hits = rerank_hits(hits, scores)[:k]
         done = time.perf_counter()
-        self.last_timings = SearchTimings(
+        return hits, SearchTimings(
             embed_ms=(embedded - started) * 1000,
             search_ms=(searched - embedded) * 1000,
             fuse_ms=(done - searched) * 1000,
         )
-        return hits
 
 
 def _distinct(vectors: np.ndarray, k: int, threshold: float) -> list[int]:

@@ -42,7 +42,7 @@ from edgar_rag.compose import Index, build_answerer, build_searcher, open_index
 from edgar_rag.config import Settings
 from edgar_rag.domain import Scope
 from edgar_rag.errors import ConfigError, NotFoundError, SourceError
-from edgar_rag.retrieve.search import Searcher, SearchTimings
+from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.failures import (
     SlotsBusy,
     Unauthorized,
@@ -322,10 +322,8 @@ async def _note_disconnect(request: Request) -> None:
 
 
 def _locked(searcher: Searcher, lock: threading.Lock) -> Searcher:
-    """The same searcher over the index behind ``lock``, with timings of its own."""
-    return replace(
-        searcher, index=LockedPassages(searcher.index, lock), last_timings=SearchTimings()
-    )
+    """The same searcher over the index behind ``lock``."""
+    return replace(searcher, index=LockedPassages(searcher.index, lock))
 
 
 def _key_check(api_key: str) -> Callable[..., Any]:
