@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import ConsoleMessage, Page, Route, expect, sync_playwright
 
 from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.companies import CompanyDirectory
@@ -141,6 +141,38 @@ def test_a_replayed_answer_opens_its_quote_inside_its_item(
         shot = tmp_path / "page-decline.png"
         page.screenshot(path=str(shot))
         print(f"screenshot of the decline: {shot}")
+    assert problems == []
+
+
+@pytest.mark.browser
+def test_the_api_docs_render_from_the_service_alone(index: SqliteIndex, tmp_path: Path) -> None:
+    outside: list[str] = []
+    problems: list[str] = []
+    with (
+        chromium_page() as page,
+        serve_in_thread(
+            create_app(Services(index, Searcher(index, HashingEmbedder()), None))
+        ) as url,
+    ):
+
+        def only_the_service(route: Route) -> None:
+            if route.request.url.startswith(f"{url}/"):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_the_service)
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on("console", lambda message: _note_console_error(message, problems))
+        page.goto(f"{url}/docs")
+        expect(page.locator(".opblock-summary-path").first).to_be_visible()
+        paths = page.locator(".opblock-summary-path").all_inner_texts()
+        assert {"/ask", "/search", "/filings", "/health"} <= {p.strip() for p in paths}
+        shot = tmp_path / "api-docs.png"
+        page.screenshot(path=str(shot))
+        print(f"screenshot of the API docs: {shot}")
+    assert outside == []
     assert problems == []
 
 

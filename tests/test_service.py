@@ -273,6 +273,20 @@ def test_the_schema_and_docs_are_served(make_app: AppMaker) -> None:
     assert client.get("/docs").status_code == 200
 
 
+def test_the_api_docs_load_nothing_from_outside_the_service(make_app: AppMaker) -> None:
+    client = TestClient(make_app(api_key="secret"))
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    referenced = re.findall(r"""(?:src|href|url)\s*[=:]\s*['"]([^'"]*)['"]""", docs.text)
+    assert {"/openapi.json", "/docs/assets/swagger-ui-bundle.js"} <= set(referenced)
+    assert all(url.startswith("/") and not url.startswith("//") for url in referenced)
+    assert "http://" not in docs.text
+    assert "https://" not in docs.text
+    assert '"validatorUrl": null' in docs.text
+    for url in referenced:
+        assert client.get(url).status_code == 200, url
+
+
 def test_build_services_reads_the_settings(index: SqliteIndex, tmp_path: Path) -> None:
     echo = Settings(db=Path(index.path), embedder="hashing", generator="echo", slots=3)
     services = build_services(echo)

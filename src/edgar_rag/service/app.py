@@ -4,7 +4,8 @@ runs it.
 Endpoints: ``POST /ask`` (the response object), ``POST /query`` (docs-rag's shape, corpus-wide),
 ``POST /search`` (ranked passages), ``GET /filings``, ``GET /filings/{id}/text`` (an Item around
 a quote), ``GET /health``, ``GET /metrics``, the page at ``GET /``, and ``/openapi.json`` and
-``/docs``. Errors map as ``failures.py`` draws them; never a 500 on purpose.
+``/docs`` (Swagger UI from the service's own files: ``docs.py``). Errors map as ``failures.py``
+draws them; never a 500 on purpose.
 
 Generation runs in a worker thread while it holds one of ``slots`` slots; a request that finds
 them all busy gets 503 with ``Retry-After`` at once. A slot is given back when its generation
@@ -43,6 +44,7 @@ from edgar_rag.config import Settings
 from edgar_rag.domain import Scope
 from edgar_rag.errors import ConfigError, NotFoundError, SourceError
 from edgar_rag.retrieve.search import Searcher
+from edgar_rag.service.docs import install_docs
 from edgar_rag.service.failures import (
     SlotsBusy,
     Unauthorized,
@@ -159,7 +161,10 @@ def create_app(services: Services) -> FastAPI:
         version=__version__,
         description="Answers about SEC 10-K filings, every figure quoted from the passage it "
         "cites; a typed decline when the filing does not support an answer.",
+        docs_url=None,
+        redoc_url=None,
     )
+    install_docs(app)
     app.add_middleware(RequestObserver, metrics=metrics, log_questions=settings.log_questions)
     install_error_handlers(app)
     keyed = [Depends(_key_check(settings.api_key))] if settings.api_key else []
