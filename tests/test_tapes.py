@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import pytest
 
 from edgar_rag.answer.generators import OpenAICompatibleGenerator
 from edgar_rag.answer.tapes import NotRecorded, TapeGenerator, read_tape, tape_key
+from edgar_rag.compose import build_generator
+from edgar_rag.config import Settings
 from edgar_rag.domain import Generation, Generator, Message, Prompt
 from edgar_rag.errors import ConfigError
 
@@ -181,3 +184,52 @@ def test_replay_without_a_generator_needs_a_tape_of_one_generator(tmp_path: Path
 def test_recording_needs_a_generator(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="needs a generator"):
         TapeGenerator(None, tmp_path / "dev.jsonl", "record")
+
+
+def test_a_recording_keeps_how_long_the_generation_took(tmp_path: Path) -> None:
+    tape = tmp_path / "dev.jsonl"
+    ticks = iter([10.0, 12.5])
+    recorder = TapeGenerator(ScriptedGenerator(["[1]"]), tape, "record", clock=lambda: next(ticks))
+    recorder.generate(PROMPT)
+    [entry] = read_tape(tape)
+    assert entry.generation_s == 2.5
+
+
+def test_a_paced_replay_takes_as_long_as_its_recording(tmp_path: Path) -> None:
+    tape = tmp_path / "dev.jsonl"
+    ticks = iter([0.0, 1.75])
+    TapeGenerator(ScriptedGenerator(["[1]"]), tape, "record", clock=lambda: next(ticks)).generate(
+        PROMPT
+    )
+    slept: list[float] = []
+    assert TapeGenerator(None, tape, "replay", sleep=slept.append).generate(PROMPT).replayed
+    assert slept == []
+    paced = TapeGenerator(None, tape, "replay", paced=True, sleep=slept.append)
+    assert paced.generate(PROMPT).text == "[1]"
+    assert slept == [1.75]
+
+
+def test_a_tape_recorded_before_durations_were_kept_replays_without_pause(
+    tmp_path: Path,
+) -> None:
+    tape = tmp_path / "dev.jsonl"
+    TapeGenerator(ScriptedGenerator(["[1]"]), tape, "record").generate(PROMPT)
+    line = json.loads(tape.read_text(encoding="utf-8"))
+    del line["generation_s"]
+    tape.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    slept: list[float] = []
+    paced = TapeGenerator(None, tape, "replay", paced=True, sleep=slept.append)
+    assert paced.generate(PROMPT).text == "[1]"
+    assert slept == []
+
+
+def test_the_replay_paced_setting_builds_a_paced_replay(tmp_path: Path) -> None:
+    tape = tmp_path / "dev.jsonl"
+    ticks = iter([0.0, 0.05])
+    TapeGenerator(ScriptedGenerator(["[1]"]), tape, "record", clock=lambda: next(ticks)).generate(
+        PROMPT
+    )
+    generator = build_generator(Settings(tape=tape, tape_mode="replay-paced"))
+    started = time.perf_counter()
+    assert generator.generate(PROMPT).text == "[1]"
+    assert time.perf_counter() - started >= 0.05

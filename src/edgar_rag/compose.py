@@ -62,8 +62,9 @@ def build_generator(
     settings: Settings, progress: Callable[[int, int], None] | None = None
 ) -> Generator:
     """The generator the settings name, wrapped in a tape when one is recording or replaying."""
-    if settings.tape_mode == "replay":
-        return TapeGenerator(None, _tape_path(settings), "replay")
+    if settings.tape_mode in ("replay", "replay-paced"):
+        paced = settings.tape_mode == "replay-paced"
+        return TapeGenerator(None, _tape_path(settings), "replay", paced=paced)
     inner = _plain_generator(settings, progress)
     if settings.tape_mode == "record":
         return TapeGenerator(inner, _tape_path(settings), "record")

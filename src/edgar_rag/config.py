@@ -14,7 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from edgar_rag.errors import ConfigError
 
 GeneratorName = Literal["local", "openai", "anthropic", "ollama", "echo"]
-TapeMode = Literal["off", "record", "replay"]
+TapeMode = Literal["off", "record", "replay", "replay-paced"]
 GateName = Literal["none", "cosine", "period", "period+cosine"]
 EmbedderName = Literal["minilm-onnx", "minilm", "minilm-int8", "hashing"]
 
@@ -43,7 +43,11 @@ class Settings(BaseSettings):
         None, description="a local cross-encoder model folder; reranking is off when unset"
     )
     tape: Path | None = Field(None, description="a tape file of recorded generations")
-    tape_mode: TapeMode = Field("off", description="record, replay or neither")
+    tape_mode: TapeMode = Field(
+        "off",
+        description="record, replay, replay-paced (each replay takes as long as its recording) "
+        "or off",
+    )
     gate: GateName = Field("none", description="the relevance gate before the model")
     api_key: SecretStr | None = Field(None, description="bearer token required by the service")
     slots: int = Field(1, ge=1, le=64, description="concurrent generations in the service")

@@ -3,7 +3,9 @@
 A generation is keyed by the sha256 of a canonical JSON of the generator's name, the temperature,
 the token limit and the exact messages. The refusal token is inside the messages, so a prompt can
 be replayed only when its caller draws that token deterministically: that is the caller's job.
-A tape holds prompts and answers, never a key or a setting.
+A tape holds prompts and answers, never a key or a setting. Each generation also keeps how long it
+took, so that a paced replay can take as long (a load test then holds the service's generation
+slots as the model would, though sleeping where the model would use the CPU).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -49,6 +53,8 @@ class TapeEntry(BaseModel):
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    generation_s: float = 0.0
+    """How long the recorded generation took; 0 on tapes recorded before it was kept."""
 
 
 def tape_key(generator: str, prompt: Prompt) -> str:
@@ -93,13 +99,26 @@ class TapeGenerator:
 
     In replay ``inner`` may be None; the generator's name is then read from the tape, which must
     hold one generator's generations. A replay tape is read once, when constructed; a prompt
-    recorded twice replays its latest generation.
+    recorded twice replays its latest generation. A ``paced`` replay sleeps for as long as the
+    recorded generation took before it answers.
     """
 
-    def __init__(self, inner: Generator | None, path: Path, mode: TapeMode) -> None:
+    def __init__(
+        self,
+        inner: Generator | None,
+        path: Path,
+        mode: TapeMode,
+        *,
+        paced: bool = False,
+        clock: Callable[[], float] = time.perf_counter,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self._inner = inner
         self._path = path
         self._mode = mode
+        self._paced = paced
+        self._clock = clock
+        self._sleep = sleep
         self._lock = threading.Lock()
         self._recorded: dict[str, TapeEntry] = {}
         if mode == "record":
@@ -136,6 +155,8 @@ class TapeGenerator:
                 f"not recorded: no generation on the tape {self._path} for this prompt "
                 f"(model {self._name})"
             )
+        if self._paced and entry.generation_s > 0:
+            self._sleep(entry.generation_s)
         return Generation(
             text=entry.text,
             model=entry.model,
@@ -145,7 +166,9 @@ class TapeGenerator:
         )
 
     def _record(self, inner: Generator, prompt: Prompt) -> Generation:
+        started = self._clock()
         generation = inner.generate(prompt)
+        generation_s = self._clock() - started
         entry = TapeEntry(
             key=tape_key(self._name, prompt),
             generator=self._name,
@@ -156,6 +179,7 @@ class TapeGenerator:
             text=generation.text,
             prompt_tokens=generation.prompt_tokens,
             completion_tokens=generation.completion_tokens,
+            generation_s=round(generation_s, 3),
         )
         line = entry.model_dump_json() + "\n"
         with self._lock:
