@@ -91,6 +91,36 @@ def test_the_exact_refusal_token_is_a_model_decline(index: SqliteIndex) -> None:
     assert response.citations == ()
 
 
+@pytest.mark.parametrize("reply", ["[1] {token}", "NOANSWER", "{token}."])
+def test_a_refusal_word_that_is_not_the_exact_token_is_never_an_answer(
+    index: SqliteIndex, reply: str
+) -> None:
+    model = ScriptedGenerator([lambda prompt: reply.format(token=prompt.refusal_token)])
+    response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
+    assert response.reason is Reason.MODEL_DECLINED
+    assert response.text is None
+    assert response.detail is not None
+    assert "not exactly this request's token" in response.detail
+
+
+def test_a_figure_from_a_passage_that_never_names_the_metric_asked_is_withheld(
+    index: SqliteIndex,
+) -> None:
+    question = "What was Apple's goodwill in fiscal 2025?"
+    sales = cite("416,161", "Goodwill was $416,161 million in fiscal 2025 [{marker}].")
+    for check, reason in ((True, Reason.UNSUPPORTED_CLAIM), (False, None)):
+        model = ScriptedGenerator([sales])
+        asker = answerer(index, model, check_metric=check, search_k=20, passages_in_prompt=20)
+        response = asker.answer(question, index.resolve_scope(ticker="AAPL", fiscal_year=2025))
+        assert response.reason is reason, response.detail
+    declined = answerer(
+        index, ScriptedGenerator([sales]), search_k=20, passages_in_prompt=20
+    ).answer(question, index.resolve_scope(ticker="AAPL", fiscal_year=2025))
+    assert declined.detail is not None
+    assert "never name what the question asks about (goodwill)" in declined.detail
+    assert "416,161" not in declined.detail
+
+
 def test_a_figure_not_in_the_cited_passage_is_withheld(index: SqliteIndex) -> None:
     model = ScriptedGenerator([cite("416,161", "Net sales were $512,345 million [{marker}].")])
     response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))

@@ -76,6 +76,8 @@ def only_figure(sentence: str) -> Figure:
         ("a loss of (1,049)", -1049, 1049, 1, False, 0),
         ("spent $1.5B on buybacks", 1.5e9, 1.5, 1e9, False, 1),
         ("up 12 percent", 12, 12, 1, True, 0),
+        ("Total liabilities: 308,030 (in millions)", 308030e6, 308030, 1e6, False, 0),
+        ("a margin of 12% (in millions)", 12, 12, 1, True, 0),
     ],
 )
 def test_a_figure_in_digits_carries_its_scale_sign_and_precision(

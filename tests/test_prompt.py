@@ -12,6 +12,7 @@ from edgar_rag.answer.prompt import (
     PREAMBLE,
     PromptPassage,
     build_prompt,
+    carries_refusal_word,
     draw_refusal_token,
     is_refusal,
     sanitise_passage,
@@ -73,6 +74,13 @@ def test_only_the_exact_token_is_a_refusal() -> None:
     assert not is_refusal(TOKEN.lower(), TOKEN)
     assert not is_refusal("NOT_IN_FILING", TOKEN)
     assert not is_refusal(draw_refusal_token(b"secret", "another request"), TOKEN)
+
+
+def test_a_refusal_word_in_any_spelling_is_noticed() -> None:
+    assert carries_refusal_word(f"[1] {TOKEN}")
+    assert carries_refusal_word("NOANSWER")
+    assert carries_refusal_word("no-answer.")
+    assert not carries_refusal_word("Net sales were $416,161 million [1].")
 
 
 def test_the_prompt_names_the_token_and_the_question() -> None:

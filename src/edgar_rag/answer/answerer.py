@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from edgar_rag.answer.companies import CompanyDirectory, company_guard
 from edgar_rag.answer.context import Window, best_window
 from edgar_rag.answer.gates import apply_gate
+from edgar_rag.answer.metric import metric_words, names_metric
+from edgar_rag.answer.numbers import find_figures
 from edgar_rag.answer.periods import asked_fiscal_years
-from edgar_rag.answer.prompt import PromptPassage, build_prompt, is_refusal
-from edgar_rag.answer.verify import verify_answer
+from edgar_rag.answer.prompt import (
+    PromptPassage,
+    build_prompt,
+    carries_refusal_word,
+    is_refusal,
+)
+from edgar_rag.answer.verify import Verdict, strip_markers, verify_answer
 from edgar_rag.domain import (
     Citation,
     FilingMeta,
@@ -47,6 +54,8 @@ class AnswerSettings:
     gate: str = "none"
     cosine_threshold: float = 0.0
     max_tokens: int = 120
+    check_metric: bool = True
+    """Withhold a figure whose cited passages never name what the question asks about."""
 
 
 def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
@@ -163,6 +172,7 @@ class Answerer:
         gate_score: float | None = None,
         *,
         check_periods: bool = True,
+        check_metric: bool | None = None,
     ) -> Response:
         """The model's text verified against the passages it was given: an answer or a decline."""
         question, scope, timings = prepared.question, prepared.scope, prepared.timings
@@ -176,6 +186,12 @@ class Answerer:
         decline.replayed = generation.replayed
         if is_refusal(generation.text, prepared.prompt.refusal_token):
             return decline(Reason.MODEL_DECLINED, "the model found no answer in the passages")
+        if carries_refusal_word(generation.text):
+            return decline(
+                Reason.MODEL_DECLINED,
+                "the model replied with a refusal word that is not exactly this request's token; "
+                "nothing it wrote is shown",
+            )
         given, windows = prepared.given, prepared.windows
         if generation.model == ECHO:
             return self._respond(
@@ -193,6 +209,8 @@ class Answerer:
             if filing is not None
             else (lambda header: None),
         )
+        if verdict.ok and (self.settings.check_metric if check_metric is None else check_metric):
+            verdict = _metric_named(verdict, generation.text, question, windows, filing)
         timings["verify"] = _ms_since(started)
         if not verdict.ok:
             return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)
@@ -258,6 +276,29 @@ class _Decliner:
             completion_tokens=completion_tokens,
             replayed=self.replayed,
         )
+
+
+def _metric_named(
+    verdict: Verdict,
+    text: str,
+    question: str,
+    windows: Sequence[Window],
+    filing: FilingMeta | None,
+) -> Verdict:
+    """The verdict, unless the answer states a figure and no passage it cites names the metric
+    asked (a nearby number of another line item, the typical answer to an undisclosed metric)."""
+    wanted = metric_words(question, filing.company if filing is not None else None)
+    if not find_figures(strip_markers(text)):
+        return verdict
+    if any(names_metric(windows[m - 1].text, wanted) for m in verdict.cited):
+        return verdict
+    words = ", ".join(wanted)
+    return replace(
+        verdict,
+        ok=False,
+        reason=Reason.UNSUPPORTED_CLAIM,
+        detail=f"the passages the answer cites never name what the question asks about ({words})",
+    )
 
 
 def _asked_years(question: str, filing: FilingMeta | None) -> frozenset[int]:

@@ -4,7 +4,8 @@ question, within a character budget.
 A local model reads about 60 prompt tokens a second on two cores, so five whole 800-character
 chunks cost some 20 seconds before the first word. A table row already carries its label, column
 headers and scale, and a prose sentence its own words, so a window of whole rows or sentences
-around the question's words keeps what the answer needs at a fraction of the tokens.
+around the question's words keeps what the answer needs at a fraction of the tokens. The
+question's words count with their synonyms (answer.metric), so "revenues" finds "Total net sales".
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from edgar_rag.answer.metric import question_stems, text_stems
+
 _PIECE = re.compile(r"[^\n]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“])")
-_WORD = re.compile(r"[a-z0-9]+")
-_STEM_CHARS = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +26,6 @@ class Window:
     start: int
     end: int
     text: str
-
-
-def _stems(text: str) -> set[str]:
-    return {word[:_STEM_CHARS] for word in _WORD.findall(text.lower()) if len(word) > 2}
 
 
 def _pieces(text: str) -> list[tuple[int, int]]:
@@ -48,9 +45,9 @@ def best_window(text: str, question: str, budget_chars: int) -> Window:
     question (ties go to the earliest). A piece longer than the budget is cut at a space."""
     if len(text) <= budget_chars:
         return Window(0, len(text), text)
-    wanted = _stems(question)
+    wanted = question_stems(question)
     pieces = _pieces(text)
-    scores = [len(wanted & _stems(text[a:b])) for a, b in pieces]
+    scores = [len(wanted & text_stems(text[a:b])) for a, b in pieces]
     best: tuple[int, int, int] = (-1, 0, 0)
     for first in range(len(pieces)):
         total = 0

@@ -53,6 +53,7 @@ _WORD = re.compile(r"[A-Za-z]+")
 _GLUED = re.compile(r"-([A-Za-z]+)")
 _WORDS_ONLY = re.compile(r"[A-Za-z][A-Za-z\s,\-]*")
 _SCALE_NOTE = re.compile(r"\(in (thousands|millions|billions)\)", re.IGNORECASE)
+_SCALE_NOTE_AFTER = re.compile(r"\s?\(in (thousands|millions|billions)\)", re.IGNORECASE)
 
 _SMALL = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -206,6 +207,8 @@ def _digit_figure(match: re.Match[str], text: str, *, years_are_figures: bool) -
         scale = _ABBREVIATIONS[match["abbr"].lower()]
     elif match["word"]:
         scale = float(_MULTIPLIERS[match["word"].lower()])
+    elif not is_percent and (note := _SCALE_NOTE_AFTER.match(text, match.end())):
+        scale = _SCALE_NOTES[note.group(1).lower()]  # "308,030 (in millions)", a row copied out
     bare = scale == 1 and not (is_percent or match["currency"] or match["minus"])
     if bare and "." not in number and "," not in number:
         if not years_are_figures and len(number) == 4 and 1900 <= raw <= 2100:

@@ -36,6 +36,7 @@ _ROLE_AT_LINE_START = re.compile(
 )
 _TEMPLATE_MARKERS = re.compile(r"\|\s*im_(?:start|end)\s*\||\|\s*endoftext\s*\||\(/?INST\)", re.I)
 _TOKEN_LETTERS = "BCDFGHJKLMNPQRSTVWXZ"
+_REFUSAL_WORD = "noanswer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,7 @@ def draw_refusal_token(secret: bytes, request: str) -> str:
     recorded generation can be replayed."""
     digest = hmac.new(secret, request.encode(), hashlib.sha256).digest()
     letters = "".join(_TOKEN_LETTERS[b % len(_TOKEN_LETTERS)] for b in digest[:6])
-    return f"NOANSWER{letters}"
+    return f"{_REFUSAL_WORD.upper()}{letters}"
 
 
 def _squash(text: str) -> str:
@@ -109,3 +110,9 @@ def build_prompt(
 def is_refusal(text: str, refusal_token: str) -> bool:
     """Only the exact token, alone (surrounding whitespace aside), is a refusal."""
     return text.strip() == refusal_token
+
+
+def carries_refusal_word(text: str) -> bool:
+    """The reply holds the refusal word in some spelling (a bare ``NOANSWER``, the token with a
+    marker beside it, another request's token): not a refusal, and never an answer either."""
+    return _REFUSAL_WORD in _squash(text)

@@ -1,0 +1,86 @@
+"""The metric a question asks about, as word stems an analyst and a filing might each use.
+
+"Revenues" in a question is "Total net sales" in Apple's income statement and "profit" is "net
+income"; a window of the passage should find that row, and an answer should cite a passage that
+names what was asked. Words are compared by their first six letters, so "repurchases" meets
+"repurchase" and "inventories" meets "inventory".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from edgar_rag.retrieve.search import query_terms
+
+STEM_CHARS = 6
+
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("revenue", "revenues", "sales", "turnover"),
+    ("profit", "earnings", "income"),
+    ("eps", "earnings", "per", "share"),
+    ("buybacks", "repurchases", "repurchase", "repurchased", "treasury"),
+    ("capex", "capital", "expenditures", "property", "plant", "equipment"),
+    ("r&d", "research", "development"),
+    ("inventory", "inventories"),
+    ("shareholders", "stockholders", "equity"),
+    ("debt", "borrowings", "notes"),
+    ("tax", "taxes", "provision"),
+    ("dividends", "dividend"),
+    ("cash", "equivalents"),
+)
+"""Words that name the same figure; a question word in a group stands for all of it."""
+
+GENERIC = frozenset(
+    "fiscal year years end ended ending report reported reports much many total amount company "
+    "value figure level annual full quarter reporting balance".split()
+)
+"""Question words that say when or how much, not which figure: they name no metric."""
+
+_WORD = re.compile(r"[a-z0-9&]+")
+_POSSESSIVE = re.compile(r"['’]s?$")
+_PERIOD = re.compile(r"(?:fy|q[1-4])?'?\d+")
+_GROUP_OF = {word: group for group in SYNONYM_GROUPS for word in group}
+
+
+def stem(word: str) -> str:
+    return word[:STEM_CHARS]
+
+
+def text_stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s words of three letters or more."""
+    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2)
+
+
+def question_stems(question: str, ignore: Iterable[str] = ()) -> frozenset[str]:
+    """The stems of the question's content words and their synonyms, without ``ignore``."""
+    return expand(w for w in query_terms(question) if stem(w) not in {stem(i) for i in ignore})
+
+
+def expand(words: Iterable[str]) -> frozenset[str]:
+    """The stems of ``words`` and of their synonyms (words of one or two letters skipped)."""
+    stems: set[str] = set()
+    for word in words:
+        if len(word) <= 2 and word not in _GROUP_OF:
+            continue
+        stems.add(stem(word))
+        stems.update(stem(w) for w in _GROUP_OF.get(word, ()))
+    return frozenset(stems)
+
+
+def metric_words(question: str, company: str | None) -> tuple[str, ...]:
+    """What the question asks for: its content words without the company's name, years and
+    numbers, and the generic words of time and size (``fiscal``, ``total``, ``much``)."""
+    ignored = {stem(w) for w in [*GENERIC, *_WORD.findall((company or "").lower())]}
+    words = (_POSSESSIVE.sub("", w) for w in query_terms(question))
+    return tuple(
+        w
+        for w in dict.fromkeys(words)
+        if stem(w) not in ignored and not _PERIOD.fullmatch(w) and (len(w) > 2 or w in _GROUP_OF)
+    )
+
+
+def names_metric(passage: str, words: Iterable[str]) -> bool:
+    """The passage says one of the metric's words or a synonym (true when none is asked)."""
+    wanted = expand(words)
+    return not wanted or bool(wanted & text_stems(passage))
