@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test docs-check bench corpus items retrieval answering eval result demo clean
+.PHONY: setup lock check lint test docs-check bench bench-load corpus items retrieval answering eval result demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -56,6 +56,13 @@ build/corpus.db: setup
 bench: build/corpus.db
 	$(BIN)/python -m edgar_rag.bench.ingest --corpus $(CORPUS) --index build/corpus.db \
 	  --out docs/performance.json
+	$(MAKE) bench-load
+
+# The HTTP service under load, into docs/performance.*: `edgar-rag serve` on loopback replaying
+# a tape under build/bench/, recorded with the local model when missing or when a prompt changed.
+bench-load: build/corpus.db
+	$(BIN)/python -m edgar_rag.bench.load --index build/corpus.db --model-dir build/cache \
+	  --tape build/bench/load-tape.jsonl --out docs/performance.json
 
 corpus: setup
 	$(BIN)/python -m edgar_rag.bench.corpus --corpus $(CORPUS) --out docs/ingest.json

@@ -215,6 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("docs/performance.json"))
     args = parser.parse_args(argv)
     results = run(args.corpus, args.index, args.cache)
+    if args.out.exists():  # keep what `make bench-load` wrote there
+        results = json.loads(args.out.read_text(encoding="utf-8")) | results
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     from edgar_rag.bench.report import write_performance  # noqa: PLC0415

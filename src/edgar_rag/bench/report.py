@@ -113,7 +113,99 @@ def render_performance(data: dict[str, Any]) -> str:
         f"{memory['search_process_mib']:.0f} MiB RSS.",
         "",
     ]
+    if "load" in data:
+        lines += render_load(data["load"], data["corpus_filings"], corpus_chunks)
     return "\n".join(lines)
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def render_load(load: dict[str, Any], filings: int, chunks: int) -> list[str]:
+    """The service-under-load section of docs/performance.md (``make bench-load``)."""
+    tape = load["tape"]
+    recorded = [s for s in tape["recorded_generation_s"] if s > 0]
+    lines = [
+        "## The HTTP service under load",
+        "",
+        "Written by `make bench-load` (`python -m edgar_rag.bench.load`; `make bench` runs it "
+        f"too). `edgar-rag serve` runs in its own process on loopback over the whole corpus "
+        f"({filings} filings, {chunks} chunks, SQLite, onnx-fp32 embedder). The clients run in "
+        "the benchmark's process (one asyncio loop, httpx), on the same "
+        f"{load['cpus']} cores as the server; each sends its next request as soon as its last "
+        f"one returned, for {load['seconds_per_level']:g} s per row after a warm-up, cycling "
+        f"through {len(load['questions'])} questions ({'; '.join(load['questions'])}).",
+        "",
+        f"`/ask` replays the model's answers from a tape (`{tape['generator']}`, recorded "
+        f"once into `build/bench/` with {len(recorded)} generations of "
+        f"{min(recorded, default=0):.1f} to {max(recorded, default=0):.1f} s, re-recorded when "
+        "a prompt changes): its rows time the pipeline around the model (embed, search, "
+        "guards, prompt, verify, the HTTP round trip), not the model. This server had "
+        f"{load['slots_for_levels']} generation slots so that every `/ask` got one; with the "
+        "default single slot every `/ask` that finds the slot taken is turned away (next "
+        "section). The machine is shared: its 1-minute load average was "
+        f"{load['load_average_1m_at_start']} when the run began and "
+        f"{load['load_average_1m_at_end']} when it ended, so compare rows of one run.",
+        "",
+        "| endpoint | clients | requests | 200 | 503 | other | requests/s | P50 ms | P95 ms |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in load["levels"]:
+        lines.append(
+            f"| `{row['endpoint']}` | {row['clients']} | {row['requests']} | {row['ok']} | "
+            f"{row['busy']} | {row['other']} | {row['requests_per_s']:.1f} | "
+            f"{_ms(row['p50_ms'])} | {_ms(row['p95_ms'])} |"
+        )
+    lines += _saturation_lines(load["saturation"])
+    return lines
+
+
+def _saturation_lines(saturation: dict[str, Any]) -> list[str]:
+    rounds = saturation["rounds"]
+    holder = saturation["holder"]
+    retry = saturation["retry_after_s_by_round"]
+    later = sorted({value for values in retry[1:] for value in values})
+    lines = [
+        "",
+        "### With every generation slot busy",
+        "",
+        "A second server ran with the default one generation slot and "
+        "`EDGAR_RAG_TAPE_MODE=replay-paced`: a replay sleeps as long as the generation it "
+        f"replays took when recorded. The question whose generation took longest "
+        f"({saturation['holder_recorded_s']:.1f} s) held the slot, {rounds} times in turn; "
+        f"while it held it, {saturation['burst']} `/ask` requests were sent at once, then "
+        f"{saturation['one_at_a_time_per_round']} `/ask` and as many `/search` one at a time. "
+        "The time to the 503 is from sending the request to the whole reply.",
+        "",
+        "| while the slot was held | requests | replies | 503 with Retry-After | "
+        "P50 ms | P95 ms | max ms |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for label, key in (
+        (f"`/ask`, {saturation['burst']} at once", "ask_at_once"),
+        ("`/ask`, one at a time", "ask_one_at_a_time"),
+        ("`/search`, one at a time", "search_while_held"),
+        ("`/search`, one at a time, before any generation (same server)", "search_idle"),
+        ("the `/ask` holding the slot", "holder"),
+    ):
+        row = saturation[key]
+        replies = ", ".join(f"{count} x {status}" for status, count in row["statuses"].items())
+        lines.append(
+            f"| {label} | {row['requests']} | {replies} | {row['busy_with_retry_after']} | "
+            f"{_ms(row['p50_ms'])} | {_ms(row['p95_ms'])} | {_ms(row['max_ms'])} |"
+        )
+    lines += [
+        "",
+        f"Retry-After said {', '.join(retry[0])} s in the first round (no generation had "
+        f"finished yet: the default) and {', '.join(later) or '-'} s after it (the median time "
+        f"a slot was held lately, rounded up; the holder took {holder['p50_ms'] / 1000:.1f} s "
+        "at the median). A paced replay sleeps where the model would compute: with a real "
+        "generation running, `/search` shares the cores with the model, so its latency while "
+        "the slot is held is a lower bound here.",
+        "",
+    ]
+    return lines
 
 
 def render_scaling(data: dict[str, Any]) -> str:
@@ -206,11 +298,29 @@ def render_readme_figures(docs: Path) -> str:
             f"{sqlite['scoped']['p50_ms']} ms / {sqlite['corpus']['p50_ms']} ms | "
             "[performance](docs/performance.md) |",
         ]
+        if "load" in data:
+            lines += _load_figures(data["load"])
     for name, render in _EXTRA_FIGURES:
         path = docs / name
         if path.exists():
             lines += render(json.loads(path.read_text(encoding="utf-8")))
     return "\n".join([*lines, "", README_END])
+
+
+def _load_figures(load: dict[str, Any]) -> list[str]:
+    search = max(
+        (row for row in load["levels"] if row["endpoint"] == "/search"),
+        key=lambda row: row["clients"],
+    )
+    burst = load["saturation"]["ask_at_once"]
+    return [
+        f"| `/search` over HTTP, {search['clients']} clients at once: requests/s, P95 | "
+        f"{search['requests_per_s']:.1f}/s, {_ms(search['p95_ms'])} ms | "
+        "[performance](docs/performance.md) |",
+        f"| time to a 503 with Retry-After while the generation slot is busy, P95 of "
+        f"{burst['requests']} sent {load['saturation']['burst']} at once | "
+        f"{_ms(burst['p95_ms'])} ms | [performance](docs/performance.md) |",
+    ]
 
 
 def _retrieval_figures(data: dict[str, Any]) -> list[str]:

@@ -1,0 +1,138 @@
+"""The load benchmark's parts: its settings, its tape, its server process and its clients."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.prompt import draw_refusal_token
+from edgar_rag.answer.tapes import read_tape
+from edgar_rag.bench.load import (
+    ask_bodies,
+    bench_settings,
+    prepare_tape,
+    running_server,
+    server_environment,
+)
+from edgar_rag.bench.traffic import Reply, SaturationPlan, closed_loop, saturate, summarise_level
+from edgar_rag.domain import Generation, Prompt
+from edgar_rag.index.embedders import HashingEmbedder
+from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.retrieve.search import Searcher
+from edgar_rag.service.app import Services, ServiceSettings, create_app
+from edgar_rag.service.server import serve_in_thread
+
+SALES = ("AAPL", 2025, "What were Apple's total net sales in fiscal 2025?")
+R_AND_D = ("AAPL", 2025, "How much did Apple spend on research and development in 2025?")
+HOLD_S = 1.0
+
+
+@pytest.fixture(scope="module")
+def index_path(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Path:
+    path = tmp_path_factory.mktemp("bench-load") / "index.db"
+    index = SqliteIndex(path)
+    apple = [f for f in find_local_filings([sample_dir]) if f.matches(("AAPL",), ())]
+    list(index_filings(apple, index, HashingEmbedder()))
+    index.close()
+    return path
+
+
+def test_the_bench_reads_neither_the_environment_nor_a_dotenv(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("EDGAR_RAG_GATE", "cosine")
+    monkeypatch.setenv("EDGAR_RAG_API_KEY", "from-the-shell")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("EDGAR_RAG_SLOTS=7\n", encoding="utf-8")
+    settings = bench_settings(tmp_path / "index.db", tmp_path, tmp_path / "tape.jsonl", slots=4)
+    assert (settings.gate, settings.api_key, settings.slots) == ("none", None, 4)
+
+    environment = server_environment(settings)
+    ours = {k: v for k, v in environment.items() if k.startswith("EDGAR_RAG_")}
+    assert ours == {
+        "EDGAR_RAG_DB": str(tmp_path / "index.db"),
+        "EDGAR_RAG_MODEL_DIR": str(tmp_path),
+        "EDGAR_RAG_TAPE": str(tmp_path / "tape.jsonl"),
+        "EDGAR_RAG_TAPE_MODE": "replay",
+        "EDGAR_RAG_SLOTS": "4",
+    }
+
+
+def test_a_level_counts_replies_by_status_and_times_the_answered() -> None:
+    replies = [Reply(200, 10.0), Reply(200, 30.0), Reply(503, 1.0, "5"), Reply(404, 2.0)]
+    row = summarise_level("/ask", 4, replies, seconds=2.0)
+    assert (row["requests"], row["ok"], row["busy"], row["other"]) == (4, 2, 1, 1)
+    assert row["requests_per_s"] == 2.0
+    assert row["ok_per_s"] == 1.0
+    assert (row["p50_ms"], row["max_ms"]) == (20.0, 30.0)
+
+
+def test_the_tape_is_recorded_once_then_served_by_a_real_server(
+    index_path: Path, tmp_path: Path
+) -> None:
+    tape = tmp_path / "bench" / "tape.jsonl"
+    settings = bench_settings(index_path, tmp_path, tape, generator="echo", embedder="hashing")
+    assert prepare_tape(settings, [SALES, R_AND_D]) == [0.0, 0.0]  # echo takes no time
+    recorded = tape.read_text(encoding="utf-8")
+    assert len(read_tape(tape)) == 2
+    prepare_tape(settings, [SALES, R_AND_D])
+    assert tape.read_text(encoding="utf-8") == recorded, "a full tape was recorded again"
+
+    two_slots = settings.model_copy(update={"slots": 2})
+    with running_server(two_slots, tape.parent / "server.log") as url:
+        bodies = ask_bodies([SALES, R_AND_D])
+        replies, seconds = asyncio.run(closed_loop(url, "/ask", bodies, 2, 0.3))
+    assert replies
+    assert {reply.status for reply in replies} == {200}
+    assert seconds >= 0.3
+
+
+class SlowModel:
+    """Declines after HOLD_S, as a paced replay of a slow generation would."""
+
+    name = "slow"
+
+    def generate(self, prompt: Prompt) -> Generation:
+        time.sleep(HOLD_S)
+        return Generation(text=prompt.refusal_token, model=self.name)
+
+
+def test_while_the_one_slot_is_held_asks_are_turned_away_and_searches_answered(
+    index_path: Path,
+) -> None:
+    index = SqliteIndex(index_path)
+    answerer = Answerer(
+        searcher=Searcher(index, HashingEmbedder()),
+        generator=SlowModel(),
+        draw_token=lambda request: draw_refusal_token(b"test", request),
+    )
+    services = Services(index, Searcher(index, HashingEmbedder()), answerer, ServiceSettings())
+    bodies = ask_bodies([SALES, R_AND_D])
+    plan = SaturationPlan(
+        holder=bodies[0],
+        probes=bodies[1:],
+        searches=[{**body, "k": 3} for body in bodies],
+        rounds=1,
+        burst=4,
+        one_at_a_time=2,
+        idle_searches=2,
+    )
+    try:
+        with serve_in_thread(create_app(services)) as url:
+            result = asyncio.run(saturate(url, plan))
+    finally:
+        index.close()
+    assert result["ask_at_once"]["statuses"] == {"503": 4}
+    assert result["ask_at_once"]["busy_with_retry_after"] == 4
+    assert result["ask_one_at_a_time"]["statuses"] == {"503": 2}
+    assert result["search_while_held"]["statuses"] == {"200": 2}
+    assert result["holder"]["statuses"] == {"200": 1}
+    assert result["holder"]["p50_ms"] >= HOLD_S * 1000
+    assert result["ask_at_once"]["max_ms"] < HOLD_S * 1000
+    assert result["retry_after_s_by_round"] == [["5"]]
