@@ -63,7 +63,7 @@ def sample_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def sample_filings(sample_dir: Path) -> dict[str, ParsedFiling]:
-    """Each sample filing parsed once, keyed ``TICKER-YEAR`` (``3M-2018`` for the PDF)."""
+    """Each sample filing parsed once, keyed ``TICKER-YEAR`` (``3M Company-2018`` for the PDF)."""
     parsed = {}
     for local in find_local_filings([sample_dir]):
         filing = ingest_filing(local.load())

@@ -167,7 +167,7 @@ def test_table_chunks_are_marked_as_tables(apple_2025: ParsedFiling) -> None:
 
 
 def test_a_pdf_filing_ingests_with_its_items(sample_filings: dict[str, ParsedFiling]) -> None:
-    three_m = sample_filings["3M-2018"]
+    three_m = sample_filings["3M Company-2018"]
     assert three_m.meta.source_format is SourceFormat.PDF
     assert three_m.meta.period_end == date(2018, 12, 31)
     assert "Item 1" in {s.item for s in three_m.sections}

@@ -19,6 +19,7 @@ from edgar_rag import __version__
 from edgar_rag.answer.render import response_json, response_text
 from edgar_rag.compose import (
     build_answerer,
+    build_company_list,
     build_edgar_client,
     build_embedder,
     build_searcher,
@@ -93,7 +94,8 @@ def ingest(
     tickers = tuple(t.upper() for arg in tickers for t in arg.replace(",", " ").split())
     sources: Sequence[FilingSource]
     if paths:
-        sources = [f for f in find_local_filings(paths) if f.matches(tickers, years)]
+        found = find_local_filings(paths, build_company_list())
+        sources = [f for f in found if f.matches(tickers, years)]
         if not sources:
             wanted = " ".join([*tickers, *map(str, years)])
             what = f"no filing for {wanted}" if wanted else "no filing"

@@ -26,6 +26,7 @@ from edgar_rag.index.postgres import PostgresIndex
 from edgar_rag.index.rerankers import CrossEncoderReranker
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.edgar import EdgarClient
+from edgar_rag.ingest.registrants import CompanyList
 from edgar_rag.retrieve.search import Searcher
 
 
@@ -105,6 +106,11 @@ def build_directory(index: Index) -> CompanyDirectory:
     """Public companies (edgartools' offline list) and the companies in the index."""
     indexed = [(s.company, s.ticker, s.cik) for s in index.filings()]
     return CompanyDirectory.from_edgartools(indexed)
+
+
+def build_company_list() -> CompanyList:
+    """Public companies by name (edgartools' offline list), for filings only a cover names."""
+    return CompanyList.from_edgartools()
 
 
 def build_answerer(

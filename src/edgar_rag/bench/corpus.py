@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from edgar_rag.compose import build_company_list
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import Outcome, index_filings
@@ -22,7 +23,7 @@ from edgar_rag.ingest.local import find_local_filings
 
 
 def ingest_corpus(corpus: Path) -> dict[str, Any]:
-    sources = find_local_filings([corpus])
+    sources = find_local_filings([corpus], build_company_list())
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder:
         index = SqliteIndex(Path(folder) / "corpus.db")

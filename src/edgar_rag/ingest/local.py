@@ -1,28 +1,38 @@
 """Finding filings on disk: a file, a folder, or the corpus layout with its ``manifest.csv``.
 
 Hints come from the manifest when a file is listed there, else from the path: the corpus layout
-``<TICKER>/<FISCAL_YEAR>/<file>`` or a FinanceBench name ``<COMPANY>_<YEAR>_10K.pdf``.
+``<TICKER>/<FISCAL_YEAR>/<file>`` or a FinanceBench name ``<COMPANY>_<YEAR>_10K.pdf``, whose
+company is FinanceBench's (``Best Buy``, from ``financebench_document_information.jsonl`` beside
+the PDFs' folder) or else the name's (``BESTBUY``). A path names the company only when the
+filing does not: the registrant's name on the cover of a PDF or text filing comes first
+(``Best Buy Co., Inc.``), and edgartools' list of companies gives the CIK and ticker of either
+name when it is one company's.
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
+import json
 import re
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
 from edgar_rag.domain import FilingHints, RawFiling, parse_accession
 from edgar_rag.errors import NotFoundError, ParseError
+from edgar_rag.ingest.pipeline import sniff_format
+from edgar_rag.ingest.plain import read_cover_name
+from edgar_rag.ingest.registrants import CompanyList
 
 _GZIP_MAGIC = b"\x1f\x8b"
 FILING_SUFFIXES = frozenset({".htm", ".html", ".xhtml", ".txt", ".pdf"})
 _YEAR_FOLDER = re.compile(r"^(?:19|20)\d{2}$")
 _TICKER_FOLDER = re.compile(r"^[A-Z][A-Z0-9.\-]{0,9}$")
 _FINANCEBENCH_NAME = re.compile(r"^(?P<company>.+?)_(?P<year>(?:19|20)\d{2})_10K$", re.IGNORECASE)
+_FINANCEBENCH_DOCUMENTS = "financebench_document_information.jsonl"
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,20 +41,27 @@ class LocalFiling:
 
     path: Path
     hints: FilingHints
+    named_by_path: bool = False
+    """The hints come from the path, not a manifest: the cover's name, when found, comes first."""
+    companies: CompanyList | None = None
+    """Gives the CIK and ticker of a company that only its name identifies."""
 
     @property
     def name(self) -> str:
         return str(self.path)
 
     def load(self) -> RawFiling:
-        """The file's bytes, decompressed when it is gzipped."""
+        """The file's bytes, decompressed when it is gzipped, and its hints."""
         try:
             content = self.path.read_bytes()
             if content[:2] == _GZIP_MAGIC:
                 content = gzip.decompress(content)
         except (OSError, EOFError, zlib.error) as exc:
             raise ParseError(f"{self.path}: cannot read ({exc})") from exc
-        return RawFiling(content, str(self.path), self.hints)
+        hints = self.hints
+        if self.named_by_path:
+            hints = name_from_cover(content, hints, self.companies)
+        return RawFiling(content, str(self.path), hints)
 
     def matches(self, tickers: Sequence[str], years: Sequence[int]) -> bool:
         """False only when the hints rule the filing out; unknown fields are decided later."""
@@ -54,9 +71,14 @@ class LocalFiling:
         return not (years and year is not None and year not in years)
 
 
-def find_local_filings(paths: Iterable[Path]) -> list[LocalFiling]:
-    """Every filing file under the given paths, in a stable order; a missing path is an error."""
+def find_local_filings(
+    paths: Iterable[Path], companies: CompanyList | None = None
+) -> list[LocalFiling]:
+    """Every filing file under the given paths, in a stable order; a missing path is an error.
+
+    ``companies`` gives a filing named by its path or cover its CIK and ticker (None: none)."""
     found: dict[Path, LocalFiling] = {}
+    documents: dict[Path, dict[str, str]] = {}
     for path in paths:
         if not path.exists():
             raise NotFoundError(f"{path}: no such file or folder")
@@ -66,9 +88,39 @@ def find_local_filings(paths: Iterable[Path]) -> list[LocalFiling]:
             if _filing_suffix(file) not in FILING_SUFFIXES and file != path:
                 continue
             resolved = file.resolve()
-            hints = manifests.get(resolved) or _hints_from_path(file)
-            found.setdefault(resolved, LocalFiling(file, hints))
+            listed = manifests.get(resolved)
+            if listed is None and file.parent not in documents:
+                documents[file.parent] = _financebench_companies(file.parent)
+            local = (
+                LocalFiling(file, listed)
+                if listed is not None
+                else LocalFiling(
+                    file,
+                    _hints_from_path(file, documents[file.parent]),
+                    named_by_path=True,
+                    companies=companies,
+                )
+            )
+            found.setdefault(resolved, local)
     return list(found.values())
+
+
+def name_from_cover(
+    content: bytes, hints: FilingHints, companies: CompanyList | None = None
+) -> FilingHints:
+    """The hints with the registrant's name on the filing's cover, when it has one, for the
+    company; and the CIK and ticker of the cover's name, else of the hinted one, when the hints
+    have neither and the list knows the name as one company's."""
+    cover_name = read_cover_name(content, sniff_format(content))
+    names = [name for name in (cover_name, hints.company) if name]
+    hints = replace(hints, company=names[0] if names else None)
+    if companies is None or hints.cik is not None or hints.ticker is not None:
+        return hints
+    for name in names:
+        registrant = companies.identify(name)
+        if registrant is not None:
+            return replace(hints, cik=registrant.cik, ticker=registrant.ticker)
+    return hints
 
 
 def _manifests(path: Path) -> dict[Path, FilingHints]:
@@ -110,12 +162,32 @@ def _filing_suffix(file: Path) -> str:
     return Path(name).suffix
 
 
-def _hints_from_path(file: Path) -> FilingHints:
-    match = _FINANCEBENCH_NAME.match(file.name.removesuffix(".gz").rsplit(".", 1)[0])
+def _financebench_companies(folder: Path) -> dict[str, str]:
+    """FinanceBench's company for each document name (``BESTBUY_2019_10K``: ``Best Buy``),
+    from its document list beside the PDFs' folder or in it; lines it cannot read are left out."""
+    companies: dict[str, str] = {}
+    for listing in (folder.parent / _FINANCEBENCH_DOCUMENTS, folder / _FINANCEBENCH_DOCUMENTS):
+        if not listing.is_file():
+            continue
+        for line in listing.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                document = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(document, dict):
+                continue
+            name, company = document.get("doc_name"), document.get("company")
+            if isinstance(name, str) and isinstance(company, str) and company.strip():
+                companies[name.lower()] = company.strip()
+    return companies
+
+
+def _hints_from_path(file: Path, financebench: dict[str, str]) -> FilingHints:
+    stem = file.name.removesuffix(".gz").rsplit(".", 1)[0]
+    match = _FINANCEBENCH_NAME.match(stem)
     if match:
-        return FilingHints(
-            company=match["company"].replace("_", " "), fiscal_year=int(match["year"]), form="10-K"
-        )
+        company = financebench.get(stem.lower()) or match["company"].replace("_", " ")
+        return FilingHints(company=company, fiscal_year=int(match["year"]), form="10-K")
     year_folder, ticker_folder = file.parent.name, file.parent.parent.name
     if _YEAR_FOLDER.match(year_folder) and _TICKER_FOLDER.match(ticker_folder):
         return FilingHints(ticker=ticker_folder, fiscal_year=int(year_folder))

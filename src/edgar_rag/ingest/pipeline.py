@@ -26,7 +26,7 @@ from edgar_rag.ingest.blocks import Block, drop_page_furniture, find_page_labels
 from edgar_rag.ingest.chunk import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_sections
 from edgar_rag.ingest.html import parse_html
 from edgar_rag.ingest.items import find_indexed_items, find_item_headings, is_cross_reference
-from edgar_rag.ingest.plain import read_pdf, read_text
+from edgar_rag.ingest.plain import read_pdf, read_text, registrant_name
 from edgar_rag.ingest.xbrl import XbrlDocument, read_xbrl
 
 _MOST_OF_THE_TEXT = 0.6
@@ -35,7 +35,6 @@ _FORM_10K = re.compile(r"form\s+10\s*-\s*k(?!\s*/\s*a)", re.IGNORECASE)
 _FISCAL_YEAR_ENDED = re.compile(
     r"(?:fiscal\s+)?year\s+ended\s*:?\s*([A-Z][a-z]+\.?\s+\d{1,2}\s*,\s*(\d{4}))", re.IGNORECASE
 )
-_REGISTRANT = re.compile(r"([^\n]{2,120})\n[^\n]{0,20}\(?exact name of registrant", re.IGNORECASE)
 
 
 def sniff_format(content: bytes) -> SourceFormat:
@@ -178,7 +177,7 @@ def _filing_meta(
         fiscal_year = period_end.year
     if fiscal_year is None:
         raise ParseError(f"{raw.source}: no fiscal year found (no cover facts, no 'year ended')")
-    company = cover.get("EntityRegistrantName") or hints.company or _company_from_text(text)
+    company = cover.get("EntityRegistrantName") or hints.company or registrant_name(text[:20000])
     if not company:
         raise ParseError(f"{raw.source}: no company name found")
     cik = _int(cover.get("EntityCentralIndexKey")) or hints.cik
@@ -218,11 +217,6 @@ def _period_end_from_text(text: str) -> date | None:
         except ValueError:
             continue
     return None
-
-
-def _company_from_text(text: str) -> str | None:
-    match = _REGISTRANT.search(text[:20000])
-    return match.group(1).strip() if match else None
 
 
 def _first_ticker(symbols: str | None) -> str | None:
