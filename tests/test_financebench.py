@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from edgar_rag.answer.numbers import Figure, find_figures
-from edgar_rag.domain import FilingMeta, Reason, Response, Scope, SourceFormat
+from edgar_rag.domain import Reason, Response
 from edgar_rag.eval.financebench import (
     EvidenceText,
     evidence_ranks,
@@ -20,7 +20,6 @@ from edgar_rag.eval.financebench import (
     question_scale,
     recall,
     render,
-    with_company_name,
 )
 
 EVIDENCE = (
@@ -277,20 +276,23 @@ def test_a_replayed_report_says_its_timings_are_not_the_models() -> None:
     assert "time the replay, not the model" in render(report)
 
 
-def _filing(company: str) -> FilingMeta:
-    return FilingMeta(
-        company=company, cik=None, ticker=None, form="10-K", fiscal_year=2019, period_end=None,
-        accession=None, filing_date=None, url=None, years_reported=(2019,), source="x.pdf",
-        sha256="0", source_format=SourceFormat.PDF,
-    )  # fmt: skip
+def test_a_report_from_before_cover_names_says_how_it_named_the_filers() -> None:
+    page = render(_tiny_report())
+    assert "This run named each filer by its PDF's file name" in page
+    assert "1 of the numeric questions were asked with FinanceBench's spelling" in page
 
 
-def test_a_file_name_company_takes_financebench_spelling_of_the_same_name() -> None:
-    scope = Scope(7, _filing("BESTBUY"))
-    named = with_company_name(scope, "Best Buy")
-    assert named.filing is not None
-    assert (named.filing_id, named.filing.company) == (7, "Best Buy")
-    assert with_company_name(scope, "Walmart") == scope
-    renamed = with_company_name(Scope(1, _filing("JOHNSON JOHNSON")), "Johnson & Johnson").filing
-    assert renamed is not None
-    assert renamed.company == "Johnson & Johnson"
+def test_a_report_says_each_filer_is_named_by_its_cover() -> None:
+    report = _tiny_report()
+    for key in ("renamed", "declined_under_file_name"):
+        del report["answers"][key]
+    report["filers"] = {
+        "BESTBUY_2019_10K.pdf": {"company": "Best Buy Co., Inc.", "ticker": "BBY", "cik": 764478},
+        "ACTIVISIONBLIZZARD_2019_10K.pdf": {
+            "company": "Activision Blizzard, Inc.", "ticker": None, "cik": None,
+        },
+    }  # fmt: skip
+    page = render(report)
+    assert "Each filer is named as its PDF's cover prints it" in page
+    assert "1 of the 2 filers also have their CIK and ticker" in page
+    assert "This run named each filer" not in page

@@ -20,16 +20,20 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from edgar_rag.answer.answerer import Answerer
-from edgar_rag.answer.companies import company_guard
 from edgar_rag.answer.numbers import Figure, find_figures
-from edgar_rag.compose import build_answerer, build_embedder, build_searcher
+from edgar_rag.compose import (
+    build_answerer,
+    build_company_list,
+    build_embedder,
+    build_searcher,
+)
 from edgar_rag.config import Settings, load_settings
 from edgar_rag.domain import Embedder, Hit, Response, Scope
 from edgar_rag.eval.stats import Interval, percentiles, wilson
@@ -236,20 +240,6 @@ def document_scopes(index: SqliteIndex, doc_names: Sequence[str]) -> dict[str, S
     return scopes
 
 
-def with_company_name(scope: Scope, company: str) -> Scope:
-    """The scope under FinanceBench's spelling of the filer when only spacing and punctuation
-    differ: a name taken from the file name (``BESTBUY``) is ``Best Buy`` to the company guard.
-    """
-    filing = scope.filing
-    if (
-        filing is None
-        or filing.company == company
-        or normalise(filing.company) != normalise(company)
-    ):
-        return scope
-    return Scope(scope.filing_id, replace(filing, company=company))
-
-
 def evidence_ranks(hits: Sequence[Hit], evidence: Sequence[str]) -> dict[str, int | None]:
     """The first rank where a passage overlaps any evidence (and strictly), and every evidence."""
     texts = [EvidenceText.of(e) for e in evidence]
@@ -329,9 +319,15 @@ def _answers(rows: Sequence[dict[str, Any]], in_prompt: int, replayed: bool) -> 
         }
         if asked
         else {},
-        "renamed": sum("file_name_guard" in r for r in asked),
-        "declined_under_file_name": sum(bool(r.get("file_name_guard")) for r in asked),
         "replayed": replayed,
+    }
+
+
+def _filers(index: SqliteIndex) -> dict[str, dict[str, Any]]:
+    """Each indexed PDF's filer as ingest named it."""
+    return {
+        Path(s.source).name: {"company": s.company, "ticker": s.ticker, "cik": s.cik}
+        for s in sorted(index.filings(), key=lambda s: s.source)
     }
 
 
@@ -394,6 +390,7 @@ def run(
         "covered_by_type": dict(Counter(c.question_type for c in kept)),
         "unscoped": sorted({c.doc_name for c in kept} - scopes.keys()),
         "refused_pdfs": refused,
+        "filers": _filers(index),
         "chunks": index.counts()["chunks"],
         "settings": {
             "embedder": embedder.identity.describe(),
@@ -431,7 +428,8 @@ def _index_pdfs(
 ) -> dict[str, str]:
     """Index every PDF (a no-op for those already there); the refused ones with the reason."""
     refused: dict[str, str] = {}
-    for result in index_filings(find_local_filings([folder]), index, embedder):
+    sources = find_local_filings([folder], build_company_list())
+    for result in index_filings(sources, index, embedder):
         progress(f"{result.outcome.value:9} {result.source}")
         if result.outcome is Outcome.REFUSED:
             refused[Path(result.source).name] = result.reason or ""
@@ -456,11 +454,8 @@ def _ask(case: Case, scope: Scope, searcher: Searcher, answerer: Answerer) -> di
     if gold is None:
         return row
     row["gold"] = case.answer
-    named = with_company_name(scope, case.company)
-    if named.filing is not scope.filing and scope.filing and answerer.directory:
-        row["file_name_guard"] = company_guard(case.question, scope.filing, answerer.directory)
     started = time.perf_counter()
-    response = answerer.answer(case.question, named)
+    response = answerer.answer(case.question, scope)
     row["answer"] = {
         "text": response.text,
         "reason": response.reason.value if response.reason else None,
@@ -646,12 +641,7 @@ def render(report: dict[str, Any]) -> str:
         "compares letters and digits only. A passage that repeats a table's rows elsewhere in "
         "the filing (MD&A beside the statements) counts as a hit; the strict rule shows how much "
         "that matters.",
-        f"- The filer's name comes from the PDF's file name (`BESTBUY_2019_10K.pdf` gives "
-        "`BESTBUY`), which the company guard does not recognise as the Best Buy a question "
-        f"names; {answers['renamed']} of the numeric questions were asked with FinanceBench's "
-        "spelling of the same name (equal once spacing and punctuation are dropped). Under the "
-        f"file-name spelling the guard would have declined {answers['declined_under_file_name']} "
-        "of them as `out_of_scope`.",
+        _filer_note(report),
         f"- {report['multi_evidence']} questions cite several evidence pages; "
         f"{report['other_documents']} cite another document than the one asked about.",
         "- Most bare-figure questions ask for a computed metric (a ratio, an average, a growth "
@@ -660,6 +650,32 @@ def render(report: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _filer_note(report: dict[str, Any]) -> str:
+    """How the filers were named: by their cover, or (runs before ingest read covers) by their
+    file names, with FinanceBench's spelling put in when the two differed only in spacing."""
+    answers = report["answers"]
+    if "renamed" in answers:
+        return (
+            "- This run named each filer by its PDF's file name (`BESTBUY_2019_10K.pdf` gave "
+            "`BESTBUY`), which the company guard does not recognise as the Best Buy a question "
+            f"names; {answers['renamed']} of the numeric questions were asked with "
+            "FinanceBench's spelling of the same name (equal once spacing and punctuation are "
+            "dropped). Under the file-name spelling the guard would have declined "
+            f"{answers['declined_under_file_name']} of them as `out_of_scope`. Ingest now names "
+            "the filer as the PDF's cover does (`Best Buy Co., Inc.`), with its CIK and ticker "
+            "from edgartools' list of companies, so later runs ask the questions as written."
+        )
+    filers = report["filers"].values()
+    return (
+        "- Each filer is named as its PDF's cover prints it, above \"(Exact name of registrant "
+        "as specified in its charter)\" (`Best Buy Co., Inc.`, not the file name's `BESTBUY`), "
+        "so the company guard knows the Best Buy a question names; "
+        f"{sum(f['cik'] is not None for f in filers)} of the {len(filers)} filers also have "
+        "their CIK and ticker from edgartools' list of companies. The questions are asked as "
+        "FinanceBench writes them."
+    )
 
 
 def write_report(report: dict[str, Any], out: Path) -> None:
