@@ -42,7 +42,10 @@ def verify(text: str, asked_years: frozenset[int] = FY2025) -> Verdict:
 
 def test_an_answer_citing_the_passage_that_prints_its_figure_is_shown() -> None:
     verdict = verify("Apple reported total net sales of $416,161 million for fiscal 2025 [1].")
-    assert verdict == Verdict(ok=True, reason=None, detail=None, cited=(1,))
+    assert verdict == Verdict(
+        ok=True, reason=None, detail=None, cited=(1,), text=verdict.text, recited=()
+    )
+    assert verdict.text == "Apple reported total net sales of $416,161 million for fiscal 2025 [1]."
 
 
 @pytest.mark.parametrize(
@@ -67,9 +70,29 @@ def test_a_percent_only_matches_a_percent() -> None:
 
 
 def test_a_figure_in_an_uncited_passage_does_not_support_the_sentence() -> None:
-    verdict = verify("Total net sales were $416,161 million in fiscal 2025 [2].")
+    text = "Total net sales were $416,161 million in fiscal 2025 [2]."
+    verdict = verify_answer(text, PASSAGES, FY2025, last_year_named, recite=False)
     assert (verdict.ok, verdict.reason) == (False, Reason.UNSUPPORTED_CLAIM)
     assert "[2]" in (verdict.detail or "")
+
+
+def test_a_wrong_marker_is_corrected_to_the_first_passage_that_prints_the_figure() -> None:
+    verdict = verify("Total net sales were $416,161 million in fiscal 2025 [2].")
+    assert verdict.ok
+    assert verdict.text == "Total net sales were $416,161 million in fiscal 2025 [1]."
+    assert (verdict.cited, verdict.recited) == ((1,), ((2, 1),))
+
+
+def test_a_marker_is_not_corrected_when_no_passage_prints_the_figure() -> None:
+    nowhere = verify("Total net sales were $512,345 million in fiscal 2025 [2].")
+    assert (nowhere.ok, nowhere.reason, nowhere.recited) == (False, Reason.UNSUPPORTED_CLAIM, ())
+    two_figures = verify("Net sales were $416,161 million and diluted EPS was $7.46 [3].")
+    assert (two_figures.ok, two_figures.recited) == (False, ())
+
+
+def test_a_marker_is_not_corrected_to_the_prior_year_column() -> None:
+    verdict = verify("Total net sales were $391,035 million in fiscal 2025 [2].")
+    assert (verdict.ok, verdict.reason) == (False, Reason.UNSUPPORTED_CLAIM)
 
 
 def test_a_marker_of_a_passage_not_given_is_no_citation() -> None:

@@ -215,7 +215,12 @@ class Answerer:
         if not verdict.ok:
             return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)
         return self._respond(
-            prepared, generation, verdict.cited, _period_note(asked, filing), gate_name, gate_score
+            prepared,
+            replace(generation, text=verdict.text),
+            verdict.cited,
+            _answer_note(asked, filing, verdict.recited),
+            gate_name,
+            gate_score,
         )
 
     def _respond(
@@ -307,12 +312,20 @@ def _asked_years(question: str, filing: FilingMeta | None) -> frozenset[int]:
     return asked_fiscal_years(question, filing) or frozenset({filing.fiscal_year})
 
 
-def _period_note(asked: frozenset[int], filing: FilingMeta | None) -> str | None:
-    if filing is None or not asked or not filing.years_reported:
-        return None
-    names = " and ".join(f"fiscal {year}" for year in sorted(asked))
-    first, last = filing.years_reported[0], filing.years_reported[-1]
-    return f"the question asks about {names}; this filing reports fiscal {first} to {last}"
+def _answer_note(
+    asked: frozenset[int], filing: FilingMeta | None, recited: Sequence[tuple[int, int]]
+) -> str | None:
+    notes = [
+        f"the model cited [{old}]; the figure is printed in [{new}], which is cited instead"
+        for old, new in recited
+    ]
+    if filing is not None and asked and filing.years_reported:
+        names = " and ".join(f"fiscal {year}" for year in sorted(asked))
+        first, last = filing.years_reported[0], filing.years_reported[-1]
+        notes.insert(
+            0, f"the question asks about {names}; this filing reports fiscal {first} to {last}"
+        )
+    return "; ".join(notes) or None
 
 
 def _heading(hit: Hit, scope: Scope) -> str:

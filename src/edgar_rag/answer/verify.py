@@ -47,6 +47,10 @@ class Verdict:
     detail: str | None
     cited: tuple[int, ...]
     """The markers the answer uses that name a given passage, in order of first use."""
+    text: str = ""
+    """The answer as it may be shown: the model's, with any corrected citation markers."""
+    recited: tuple[tuple[int, int], ...] = ()
+    """Citations corrected: (the marker the model wrote, the passage that prints its figures)."""
 
 
 def markers_in(text: str) -> list[int]:
@@ -102,22 +106,60 @@ def verify_answer(
     passages: Mapping[int, str],
     asked_years: frozenset[int],
     header_year: Callable[[str], int | None],
+    *,
+    recite: bool = True,
 ) -> Verdict:
     """Check ``text`` against the ``passages`` it was given (marker -> passage text).
 
     ``asked_years`` are the fiscal years the question asks about (empty: periods are not
     checked); ``header_year`` reads the fiscal year a table column header denotes.
+
+    With ``recite``, a sentence that cites one given passage while its figures are all printed,
+    in the right columns, in another is shown citing the first such passage (a small model
+    writes ``[1]`` out of habit); the correction is recorded in ``Verdict.recited``.
     """
     cited = tuple(m for m in markers_in(text) if m in passages)
     if not text.strip():
-        return Verdict(False, Reason.NO_VALID_CITATION, "the answer is empty", cited)
+        return Verdict(False, Reason.NO_VALID_CITATION, "the answer is empty", cited, text)
     printed = {marker: passage_figures(passage) for marker, passage in passages.items()}
+    shown, recited = text, []
     for sentence in split_sentences(text):
         failure = _check_sentence(sentence, printed, asked_years, header_year)
+        if failure is not None and recite and failure[0] is Reason.UNSUPPORTED_CLAIM:
+            moved = _recited(sentence, printed, asked_years, header_year)
+            if moved is not None:
+                corrected, old, new = moved
+                shown = shown.replace(sentence, corrected, 1)
+                recited.append((old, new))
+                continue
         if failure is not None:
             reason, detail = failure
-            return Verdict(False, reason, detail, cited)
-    return Verdict(True, None, None, cited)
+            return Verdict(False, reason, detail, cited, text)
+    cited = tuple(m for m in markers_in(shown) if m in passages)
+    return Verdict(True, None, None, cited, shown, tuple(recited))
+
+
+def _recited(
+    sentence: str,
+    printed: Mapping[int, Sequence[PrintedFigure]],
+    asked_years: frozenset[int],
+    header_year: Callable[[str], int | None],
+) -> tuple[str, int, int] | None:
+    """The sentence citing the first given passage that backs all its figures, or None."""
+    written = [m for m in markers_in(sentence) if m in printed]
+    if len(written) != 1 or not find_figures(sentence):
+        return None
+    backing = []
+    for marker in printed:
+        candidate = MARKER.sub(f"[{marker}]", sentence)
+        if marker != written[0] and not _check_sentence(
+            candidate, printed, asked_years, header_year
+        ):
+            backing.append((candidate, marker))
+    if not backing:
+        return None
+    candidate, marker = backing[0]
+    return candidate, written[0], marker
 
 
 def _check_sentence(
