@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgar_rag.answer.metric import metric_words, names_metric
+from edgar_rag.answer.metric import figure_names_metric, metric_words, names_metric
 
 
 def test_the_metric_words_leave_out_the_company_the_period_and_the_size_words() -> None:
@@ -37,3 +37,14 @@ def test_a_passage_about_another_line_item_does_not_name_the_metric() -> None:
 def test_a_passage_that_repeats_the_question_always_names_its_metric(metric: str) -> None:
     question = f"What was the {metric} of Apple in fiscal 2025?"
     assert names_metric(question, metric_words(question, "Apple Inc."))
+
+
+def test_the_line_that_prints_the_figure_must_name_the_metric() -> None:
+    passage = (
+        "Research and development | 2024: 31,370 | (in millions)\n"
+        "Selling, general and administrative | 2024: 26,097 | (in millions)"
+    )
+    words = metric_words("How much did Apple spend on R&D in 2024?", "Apple Inc.")
+    assert figure_names_metric("R&D was $31,370 million in 2024 [1].", [passage], words)
+    assert not figure_names_metric("R&D was $26,097 million in 2024 [1].", [passage], words)
+    assert figure_names_metric("Apple designs phones [1].", [passage], words)

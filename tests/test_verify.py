@@ -131,6 +131,15 @@ def test_a_short_sentence_without_figures_needs_no_marker() -> None:
     assert verify("Apple designs and sells smartphones. Sales were $416,161 million [1].").ok
 
 
+@pytest.mark.parametrize(
+    "text", ["The figure with its unit and scale.", "The passages do not say.", "Yes."]
+)
+def test_an_answer_that_cites_no_passage_at_all_has_no_valid_citation(text: str) -> None:
+    verdict = verify(text)
+    assert (verdict.ok, verdict.reason) == (False, Reason.NO_VALID_CITATION)
+    assert "cites no passage" in (verdict.detail or "")
+
+
 def test_the_prior_year_figure_of_the_same_row_is_withheld_without_naming_it() -> None:
     verdict = verify("Apple reported total net sales of $391,035 million for fiscal 2025 [1].")
     assert (verdict.ok, verdict.reason) == (False, Reason.UNSUPPORTED_CLAIM)

@@ -16,8 +16,7 @@ from datetime import datetime
 from edgar_rag.answer.companies import CompanyDirectory, company_guard
 from edgar_rag.answer.context import Window, best_window
 from edgar_rag.answer.gates import apply_gate
-from edgar_rag.answer.metric import metric_words, names_metric
-from edgar_rag.answer.numbers import find_figures
+from edgar_rag.answer.metric import figure_names_metric, metric_words
 from edgar_rag.answer.periods import asked_fiscal_years
 from edgar_rag.answer.prompt import (
     PromptPassage,
@@ -290,19 +289,21 @@ def _metric_named(
     windows: Sequence[Window],
     filing: FilingMeta | None,
 ) -> Verdict:
-    """The verdict, unless the answer states a figure and no passage it cites names the metric
-    asked (a nearby number of another line item, the typical answer to an undisclosed metric)."""
+    """The verdict, unless no figure the answer states sits on a line of its cited passages that
+    names the metric asked (a nearby number of another line item, the typical answer to a
+    metric the filing does not disclose)."""
     wanted = metric_words(question, filing.company if filing is not None else None)
-    if not find_figures(strip_markers(text)):
+    cited = [windows[m - 1].text for m in verdict.cited]
+    if figure_names_metric(strip_markers(text), cited, wanted):
         return verdict
-    if any(names_metric(windows[m - 1].text, wanted) for m in verdict.cited):
-        return verdict
-    words = ", ".join(wanted)
     return replace(
         verdict,
         ok=False,
         reason=Reason.UNSUPPORTED_CLAIM,
-        detail=f"the passages the answer cites never name what the question asks about ({words})",
+        detail=(
+            "the lines of the cited passages that print the answer's figures never name what "
+            f"the question asks about ({', '.join(wanted)})"
+        ),
     )
 
 

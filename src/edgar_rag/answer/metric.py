@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from edgar_rag.answer.numbers import find_figures, passage_figures, supports
 from edgar_rag.retrieve.search import query_terms
 
 STEM_CHARS = 6
@@ -84,3 +85,19 @@ def names_metric(passage: str, words: Iterable[str]) -> bool:
     """The passage says one of the metric's words or a synonym (true when none is asked)."""
     wanted = expand(words)
     return not wanted or bool(wanted & text_stems(passage))
+
+
+def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[str]) -> bool:
+    """Some figure the answer states is printed on a line (a table row with its label, a
+    sentence) of the cited passages that names the metric; true when the answer states no
+    figure or the question names no metric."""
+    wanted = expand(words)
+    claims = find_figures(answer)
+    if not wanted or not claims:
+        return True
+    for passage in passages:
+        for line in passage.splitlines():
+            printed = passage_figures(line)
+            if any(supports(p, c) for p in printed for c in claims) and wanted & text_stems(line):
+                return True
+    return False

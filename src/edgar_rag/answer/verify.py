@@ -1,9 +1,9 @@
 """The citation verifier: every figure an answer states is printed in a passage it cites.
 
-Reads an answer sentence by sentence and decides whether it may be shown: a sentence with a
-figure, or a long one, cites a passage that was given; each of its figures is printed in a cited
-passage, rounded as the sentence wrote it; a figure taken from a labelled table row sits in the
-column of a year the question asks about. A failure's detail quotes the sentence with its figures
+Reads an answer sentence by sentence and decides whether it may be shown: the answer cites a
+passage that was given, and a sentence with a figure, or a long one, cites one itself; each of
+its figures is printed in a cited passage, rounded as the sentence wrote it; a figure taken
+from a labelled table row sits in the column of a year the question asks about. A failure's detail quotes the sentence with its figures
 masked, so a decline never shows the figure it withheld. Pure: no I/O.
 """
 
@@ -136,6 +136,9 @@ def verify_answer(
             reason, detail = failure
             return Verdict(False, reason, detail, cited, text)
     cited = tuple(m for m in markers_in(shown) if m in passages)
+    if not cited:
+        detail = "the answer cites no passage that was given, so nothing it says is grounded"
+        return Verdict(False, Reason.NO_VALID_CITATION, detail, cited, text)
     return Verdict(True, None, None, cited, shown, tuple(recited))
 
 
