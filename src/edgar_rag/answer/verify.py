@@ -3,8 +3,9 @@
 Reads an answer sentence by sentence and decides whether it may be shown: the answer cites a
 passage that was given, and a sentence with a figure, or a long one, cites one itself; each of
 its figures is printed in a cited passage, rounded as the sentence wrote it; a figure taken
-from a labelled table row sits in the column of a year the question asks about. A failure's detail quotes the sentence with its figures
-masked, so a decline never shows the figure it withheld. Pure: no I/O.
+from a labelled table row sits in the column of a year the question asks about. A failure's
+detail quotes the sentence with its figures masked, so a decline never shows the figure it
+withheld. Pure: no I/O.
 """
 
 from __future__ import annotations
