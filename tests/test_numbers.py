@@ -194,6 +194,14 @@ def test_a_labelled_row_prints_each_cell_under_its_header_with_the_row_scale() -
     ]
 
 
+def test_a_per_share_row_is_never_scaled_by_the_table_note() -> None:
+    row = "Denominator: Diluted earnings per share | 2024: 6.08 | 2023: 6.13 | (in millions)"
+    [first, _] = passage_figures(row)
+    assert first.values == (6.08,)
+    sales = passage_figures("Total net sales | 2024: 391,035 | (in millions)")[0]
+    assert sales.values == (391035, 391035e6)
+
+
 def test_a_row_without_a_scale_note_prints_its_figures_as_they_are() -> None:
     printed = passage_figures(EPS_ROW)
     assert [(p.value, p.alternatives, p.header) for p in printed] == [

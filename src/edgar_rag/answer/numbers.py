@@ -148,6 +148,8 @@ def _row_figures(parts: list[str]) -> list[PrintedFigure]:
     if cells and not _is_figure_cell(cells[0]):
         label = cells[0].strip()
         cells = cells[1:]
+        if _PER_SHARE.search(label):
+            scale = None  # a per-share amount is never in millions, whatever the table's note
     printed = [PrintedFigure(f, (), None, label) for f in find_figures(label or "")]
     dated_header = None
     for cell in cells:
@@ -165,6 +167,7 @@ def _row_figures(parts: list[str]) -> list[PrintedFigure]:
     return printed
 
 
+_PER_SHARE = re.compile(r"\bper(?:[\s-]+(?:diluted|basic|common))?[\s-]+shares?\b", re.I)
 _YEAR_IN_HEADER = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 
 
