@@ -48,3 +48,11 @@ def test_the_line_that_prints_the_figure_must_name_the_metric() -> None:
     assert figure_names_metric("R&D was $31,370 million in 2024 [1].", [passage], words)
     assert not figure_names_metric("R&D was $26,097 million in 2024 [1].", [passage], words)
     assert figure_names_metric("Apple designs phones [1].", [passage], words)
+
+
+def test_a_row_that_shares_only_the_word_expense_does_not_name_the_metric() -> None:
+    row = "Operating expenses: Depreciation and amortization | Fiscal: 3,034 | (in millions)"
+    question = "How much research and development expense did Home Depot report for fiscal 2024?"
+    words = metric_words(question, "HOME DEPOT, INC.")
+    assert words == ("research", "development")
+    assert not figure_names_metric("R&D expense was $3,034 million [1].", [row], words)

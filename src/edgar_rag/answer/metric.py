@@ -34,9 +34,12 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
 
 GENERIC = frozenset(
     "fiscal year years end ended ending report reported reports much many total amount company "
-    "value figure level annual full quarter reporting balance".split()
+    "value figure level annual full quarter reporting balance expense expenses spend spent paid "
+    "pay amounts".split()
 )
-"""Question words that say when or how much, not which figure: they name no metric."""
+"""Question words that say when, how much or what kind of amount, not which figure: they name no
+metric ("research and development expense" is named by its first three words, not by a
+depreciation row's "Operating expenses")."""
 
 _WORD = re.compile(r"[a-z0-9&]+")
 _POSSESSIVE = re.compile(r"['’]s?$")
