@@ -172,8 +172,10 @@ def _saturation_lines(saturation: dict[str, Any]) -> list[str]:
         "",
         "A second server ran with the default one generation slot and "
         "`EDGAR_RAG_TAPE_MODE=replay-paced`: a replay sleeps as long as the generation it "
-        f"replays took when recorded. The question whose generation took longest "
-        f"({saturation['holder_recorded_s']:.1f} s) held the slot, {rounds} times in turn; "
+        "replays took when recorded. The question with the shortest recorded generation of "
+        f"at least {saturation['min_hold_s']:g} s ({saturation['holder_recorded_s']:.1f} s) "
+        f"held the slot, {rounds} "
+        "times in turn; "
         f"while it held it, {saturation['burst']} `/ask` requests were sent at once, then "
         f"{saturation['one_at_a_time_per_round']} `/ask` and as many `/search` one at a time. "
         "The time to the 503 is from sending the request to the whole reply.",

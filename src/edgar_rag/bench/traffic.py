@@ -115,6 +115,8 @@ async def saturate(url: str, plan: SaturationPlan) -> dict[str, Any]:
     holders: list[Reply] = []
     retry_after_by_round: list[list[str]] = []
     async with httpx.AsyncClient(base_url=url, timeout=TIMEOUT_S, limits=limits) as client:
+        for search in plan.searches:  # warm, as closed_loop does: the first calls load caches
+            await send(client, "POST", "/search", search)
         idle = [
             await send(client, "POST", "/search", plan.searches[n % len(plan.searches)])
             for n in range(plan.idle_searches)
