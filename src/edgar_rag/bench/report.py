@@ -337,22 +337,23 @@ def _retrieval_figures(data: dict[str, Any]) -> list[str]:
     ]
 
 
-def _answering_figures(run: dict[str, Any]) -> list[str]:
-    records = run["records"]
-    answerable = [r for r in records if r["kind"] == "answerable"]
-    unanswerable = [r for r in records if r["kind"] != "answerable"]
-    correct = sum(r["correct"] for r in answerable)
-    false = sum(r["outcome"] == "answered" and not r["company_declined"] for r in unanswerable)
+def _answering_figures(report: dict[str, Any]) -> list[str]:
+    """Arm none of the dev split, from the evaluation report (docs/eval/report.json)."""
+    run = report["runs"].get("dev")
+    if run is None:
+        return []
+    correct, false = run["arms"]["none"]["correct"], run["arms"]["none"]["false_answers"]
+    page = "[evaluation report](docs/eval/report.md)"
     return [
         f"| answerable golden questions answered correctly, local model, gate none "
-        f"({run['split']} split) | {correct}/{len(answerable)} = "
-        f"{correct / max(len(answerable), 1):.1%} | [answering](docs/answering.md) |",
-        f"| false answers on unanswerable questions, same run | {false}/{len(unanswerable)} = "
-        f"{false / max(len(unanswerable), 1):.1%} | [answering](docs/answering.md) |",
+        f"({run['split']} split) | {correct['count']}/{correct['n']} = "
+        f"{correct['count'] / max(correct['n'], 1):.1%} | {page} |",
+        f"| false answers on unanswerable questions, same run | {false['count']}/{false['n']} = "
+        f"{false['count'] / max(false['n'], 1):.1%} | {page} |",
     ]
 
 
 _EXTRA_FIGURES: tuple[tuple[str, Callable[[dict[str, Any]], list[str]]], ...] = (
     ("retrieval.json", _retrieval_figures),
-    ("../data/golden/run-dev.json", _answering_figures),
+    ("eval/report.json", _answering_figures),
 )
