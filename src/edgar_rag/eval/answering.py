@@ -18,10 +18,10 @@ from typing import Any
 
 from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.companies import company_guard
-from edgar_rag.answer.gates import cross_fit_thresholds
+from edgar_rag.answer.gates import apply_gate, cross_fit_thresholds
 from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
-from edgar_rag.answer.periods import period_guard
-from edgar_rag.domain import Reason, Response
+from edgar_rag.answer.tapes import NotRecorded
+from edgar_rag.domain import Generation, Prompt, Reason, Response
 from edgar_rag.eval.golden import (
     GoldenQuestion,
     golden_questions,
@@ -120,9 +120,10 @@ def run_split(
             and filing is not None
             and company_guard(question.question, filing, directory) is not None
         )
-        period = filing is not None and period_guard(question.question, filing) is not None
+        # Through the production gate, so that a replay exercises the code that serves requests.
+        period = not apply_gate("period", question.question, filing, prepared.hits, 0.0).passed
         started = time.perf_counter()
-        generation = answerer.generator.generate(prepared.prompt)
+        generation = _generate(answerer, prepared.prompt, question)
         seconds = time.perf_counter() - started
         response = answerer.conclude(prepared, generation, "none")
         loose = answerer.conclude(prepared, generation, "none", check_periods=False)
@@ -153,6 +154,17 @@ def run_split(
             with partial.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(asdict(records[-1])) + "\n")
     return records
+
+
+def _generate(answerer: Answerer, prompt: Prompt, question: GoldenQuestion) -> Generation:
+    try:
+        return answerer.generator.generate(prompt)
+    except NotRecorded as exc:
+        raise NotRecorded(
+            f"question {question.id} ({question.question!r}) was not recorded: its prompt "
+            f"differs from every prompt on the tape, so the prompt or the retrieval changed since "
+            f"the recording ({exc})"
+        ) from exc
 
 
 def _read_partial(partial: Path | None) -> dict[str, CaseRecord]:
@@ -204,31 +216,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     index = open_index(settings)
     answerer = build_answerer(settings, index)
     golden = read_golden(GOLDEN)
-    thresholds = cross_fit_thresholds(cosine_scores(answerer, index, golden))
     out = Path(f"data/golden/run-{args.split}.json")
     partial = out.with_suffix(".partial.jsonl")
+    asked = golden
     if args.finish_partial:
         done = _read_partial(partial)
         asked = [q for q in golden if q.split == args.split and q.id in done]
-        records = run_split(answerer, index, asked, args.split, partial)
-    else:
-        records = run_split(answerer, index, golden, args.split, partial)
-    in_split = sum(1 for q in golden if q.split == args.split)
-    out.write_text(
-        json.dumps(
-            {
-                "split": args.split,
-                "questions_in_split": in_split,
-                "generator": answerer.generator.name,
-                "thresholds": thresholds,
-                "records": [asdict(r) for r in records],
-            },
-            indent=1,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
+    run = answer_split(answerer, index, golden, args.split, asked=asked, partial=partial)
+    out.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
     return 0
+
+
+def answer_split(
+    answerer: Answerer,
+    index: Any,
+    golden: Sequence[GoldenQuestion],
+    split: str,
+    *,
+    asked: Sequence[GoldenQuestion] | None = None,
+    partial: Path | None = None,
+) -> dict[str, Any]:
+    """The run of one split, as ``data/golden/run-<split>.json`` holds it: thresholds cross-fitted
+    on every answerable golden question's best cosine, then one record per question of ``asked``
+    (the whole golden set by default) that is in the split."""
+    thresholds = cross_fit_thresholds(cosine_scores(answerer, index, golden))
+    records = run_split(answerer, index, golden if asked is None else asked, split, partial)
+    return {
+        "split": split,
+        "questions_in_split": sum(1 for q in golden if q.split == split),
+        "generator": answerer.generator.name,
+        "thresholds": thresholds,
+        "records": [asdict(r) for r in records],
+    }
 
 
 if __name__ == "__main__":

@@ -1,0 +1,262 @@
+"""The CI gate on answer quality (``make eval-ci``): a split replayed from its tape with the
+current code, compared case by case with a committed baseline (``make eval-baseline``).
+
+Replay is deterministic: retrieval runs for real over the same index (``build/corpus.db``, whose
+BM25 statistics are corpus-wide, so it must be the index the tape was recorded on) and every
+generation comes from the tape, so a case that changed did so because the code did. A prompt the
+tape does not hold fails the replay, naming its question. A group (an arm and a kind of question)
+fails on a net worsening of ``FAIL_AT`` or more cases: cases that got worse minus cases that got
+better. The baseline records the tape and golden set it was replayed from; replaying another
+tape or golden set against it fails until the baseline is written again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from edgar_rag.config import Settings
+from edgar_rag.errors import ConfigError, EdgarRagError
+from edgar_rag.eval.answering import GOLDEN, answer_split
+from edgar_rag.eval.golden import read_golden
+from edgar_rag.eval.report import ARMS, UNANSWERABLE, arm_outcome
+
+FAIL_AT = 3
+"""A group fails when this many more cases got worse than got better."""
+INDEX = Path("build/corpus.db")
+
+
+class CaseOutcome(BaseModel):
+    """What each arm showed for one question: enough to place it in every group."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
+    correct: bool
+    """An answer stating the gold figure, cited from a passage that prints it."""
+    outcomes: dict[str, str]
+    """Arm name -> ``answered`` or the reason it declined."""
+
+
+class Baseline(BaseModel):
+    """``data/golden/baseline-<split>.json``: the accepted outcome of every case of a split."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    split: str
+    tape_sha256: str
+    golden_sha256: str
+    groups: dict[str, int]
+    """Each group's count, for a reader; the comparison uses ``cases``."""
+    cases: dict[str, CaseOutcome]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupChange:
+    """One group's count in the baseline and in the replay, with the cases that moved."""
+
+    arm: str
+    group: str
+    before: int
+    after: int
+    worse: tuple[str, ...]
+    better: tuple[str, ...]
+
+    @property
+    def net_worsening(self) -> int:
+        return len(self.worse) - len(self.better)
+
+    @property
+    def failed(self) -> bool:
+        return self.net_worsening >= FAIL_AT
+
+    def line(self) -> str:
+        """One line: the verdict, the group, its counts and the cases that got worse."""
+        verdict = "FAIL" if self.failed else "ok"
+        text = (
+            f"{verdict:<4} {self.arm:<14} {self.group:<29} {self.before:>3} -> {self.after:<3} "
+            f"net worsening {self.net_worsening:+d} ({len(self.worse)} worse, "
+            f"{len(self.better)} better)"
+        )
+        if self.worse:
+            text += ": worse " + ", ".join(self.worse)
+        return text
+
+
+def case_outcomes(run: Mapping[str, Any]) -> dict[str, CaseOutcome]:
+    """Each record of a run, under every arm (the run's cross-fitted thresholds)."""
+    thresholds = run["thresholds"]
+    return {
+        record["id"]: CaseOutcome(
+            kind=record["kind"],
+            correct=bool(record["correct"]),
+            outcomes={
+                arm: arm_outcome(record, arm, thresholds.get(record["ticker"])) for arm in ARMS
+            },
+        )
+        for record in run["records"]
+    }
+
+
+def _groups_of(case: CaseOutcome, arm: str) -> dict[str, bool]:
+    """Group name -> whether the case counts in it under this arm."""
+    answered = case.outcomes[arm] == "answered"
+    if case.kind == "answerable":
+        return {
+            "answerable correct": answered and case.correct,
+            "answerable wrong answers": answered and not case.correct,
+        }
+    return {f"{case.kind} false answers": answered}
+
+
+GROUPS = (
+    "answerable correct",
+    "answerable wrong answers",
+    *(f"{kind} false answers" for kind in UNANSWERABLE),
+)
+_MORE_IS_BETTER = frozenset({"answerable correct"})
+
+
+def group_counts(cases: Mapping[str, CaseOutcome]) -> dict[str, int]:
+    """``"<arm>: <group>"`` -> how many cases count in it."""
+    counts = {f"{arm}: {group}": 0 for arm in ARMS for group in GROUPS}
+    for case in cases.values():
+        for arm in ARMS:
+            for group, counted in _groups_of(case, arm).items():
+                counts[f"{arm}: {group}"] += counted
+    return counts
+
+
+def compare(
+    baseline: Mapping[str, CaseOutcome], replayed: Mapping[str, CaseOutcome]
+) -> list[GroupChange]:
+    """Every group of every arm, baseline against replay; both must hold the same questions."""
+    if set(baseline) != set(replayed):
+        only_base = sorted(set(baseline) - set(replayed))
+        only_new = sorted(set(replayed) - set(baseline))
+        raise ConfigError(
+            f"the baseline and the replay hold different questions ({len(only_base)} only in the "
+            f"baseline, e.g. {only_base[:3]}; {len(only_new)} only in the replay, e.g. "
+            f"{only_new[:3]}); write the baseline again with `make eval-baseline`"
+        )
+    changes = []
+    for arm in ARMS:
+        for group in GROUPS:
+            before, after = 0, 0
+            worse: list[str] = []
+            better: list[str] = []
+            for case_id in sorted(baseline):
+                was = _groups_of(baseline[case_id], arm).get(group)
+                now = _groups_of(replayed[case_id], arm).get(group)
+                if was is None or now is None:
+                    continue
+                before, after = before + was, after + now
+                if was != now:
+                    got_better = now if group in _MORE_IS_BETTER else was
+                    (better if got_better else worse).append(case_id)
+            changes.append(GroupChange(arm, group, before, after, tuple(worse), tuple(better)))
+    return changes
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def replay(settings: Settings, split: str, golden_path: Path = GOLDEN) -> dict[str, Any]:
+    """The split answered again by the current code: retrieval over the settings' index,
+    generations from their tape only (never a model)."""
+    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
+
+    if settings.tape is None or not settings.tape.exists():
+        raise ConfigError(f"no tape to replay at {settings.tape}; record one with `make answering`")
+    replaying = settings.model_copy(update={"tape_mode": "replay", "database_url": None})
+    index = open_index(replaying)
+    return answer_split(build_answerer(replaying, index), index, read_golden(golden_path), split)
+
+
+def make_baseline(run: Mapping[str, Any], tape: Path, golden_path: Path = GOLDEN) -> Baseline:
+    cases = case_outcomes(run)
+    return Baseline(
+        split=run["split"],
+        tape_sha256=sha256_of(tape),
+        golden_sha256=sha256_of(golden_path),
+        groups=group_counts(cases),
+        cases=cases,
+    )
+
+
+def ensure_comparable(baseline: Baseline, tape: Path, golden_path: Path = GOLDEN) -> None:
+    """ConfigError when the baseline was replayed from another tape or golden set: its cases
+    then say nothing about the code."""
+    for what, path, recorded in (
+        ("tape", tape, baseline.tape_sha256),
+        ("golden set", golden_path, baseline.golden_sha256),
+    ):
+        if sha256_of(path) != recorded:
+            raise ConfigError(
+                f"the {what} {path} changed since the baseline was written; if the new one is "
+                "intended, write the baseline again with `make eval-baseline` and commit it"
+            )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Replay a split and compare with its baseline.")
+    parser.add_argument("command", choices=["check", "baseline"])
+    parser.add_argument("--split", default="dev", choices=["dev", "eval"])
+    parser.add_argument("--index", type=Path, default=INDEX, help="the SQLite index")
+    parser.add_argument("--tape", type=Path, help="default: data/golden/tape-<split>.jsonl")
+    parser.add_argument("--baseline", type=Path, help="default: data/golden/baseline-<split>.json")
+    parser.add_argument("--out", type=Path, help="the replayed run; default: build/eval-ci/")
+    args = parser.parse_args(argv)
+    from edgar_rag.config import load_settings  # noqa: PLC0415
+
+    tape = args.tape or Path(f"data/golden/tape-{args.split}.jsonl")
+    baseline_path = args.baseline or Path(f"data/golden/baseline-{args.split}.json")
+    out = args.out or Path(f"build/eval-ci/run-{args.split}.json")
+    try:
+        if not args.index.exists():
+            raise ConfigError(f"no index at {args.index}; build it with `make build/corpus.db`")
+        baseline = None
+        if args.command == "check":
+            if not baseline_path.exists():
+                raise ConfigError(f"no baseline at {baseline_path}; write it: make eval-baseline")
+            baseline = Baseline.model_validate_json(baseline_path.read_text(encoding="utf-8"))
+            ensure_comparable(baseline, tape)
+        settings = load_settings().model_copy(update={"db": args.index, "tape": tape})
+        run = replay(settings, args.split)
+    except EdgarRagError as error:
+        sys.stderr.write(f"eval-ci: {error}\n")
+        return 2
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    if baseline is None:
+        written = make_baseline(run, tape)
+        baseline_path.write_text(written.model_dump_json(indent=1) + "\n", encoding="utf-8")
+        sys.stdout.write(f"eval-ci: wrote {baseline_path} ({len(written.cases)} cases)\n")
+        return 0
+    changes = compare(baseline.cases, case_outcomes(run))
+    for change in changes:
+        sys.stdout.write(change.line() + "\n")
+    failed = [c for c in changes if c.failed]
+    sys.stdout.write(
+        f"eval-ci: {args.split} split, {len(run['records'])} questions replayed from {tape} "
+        f"against {baseline_path}: "
+        + (
+            f"{len(failed)} groups worse by {FAIL_AT} or more cases net\n"
+            if failed
+            else f"no group worse by {FAIL_AT} or more cases net\n"
+        )
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
