@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from edgar_rag.answer.context import best_window
 from edgar_rag.answer.prompt import (
+    INSTRUCTION,
     PREAMBLE,
     PromptPassage,
     build_prompt,
@@ -85,8 +86,9 @@ def test_a_refusal_word_in_any_spelling_is_noticed() -> None:
 
 def test_the_prompt_names_the_token_and_the_question() -> None:
     text = user_message("Total net sales | 2025: 416,161 | (in millions)", "Net sales in 2025?")
-    assert text.endswith(f"reply exactly: {TOKEN}")
-    assert "Question: Net sales in 2025?" in text
+    assert f"reply exactly: {TOKEN}\nQuestion: Net sales in 2025?\n" in text
+    assert text.endswith(INSTRUCTION)
+    assert text.count(TOKEN) == 1
     assert "[1] Item 8\nTotal net sales | 2025: 416,161 | (in millions)" in text
 
 

@@ -49,7 +49,7 @@ class AnswerSettings:
 
     search_k: int = 5
     passages_in_prompt: int = 3
-    passage_chars: int = 420
+    passage_chars: int = 300
     gate: str = "none"
     cosine_threshold: float = 0.0
     max_tokens: int = 120

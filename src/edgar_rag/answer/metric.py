@@ -29,13 +29,14 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("tax", "taxes", "provision"),
     ("dividends", "dividend"),
     ("cash", "equivalents"),
+    ("flow", "flows", "activities"),
 )
 """Words that name the same figure; a question word in a group stands for all of it."""
 
 GENERIC = frozenset(
     "fiscal year years end ended ending report reported reports much many total amount company "
     "value figure level annual full quarter reporting balance expense expenses spend spent paid "
-    "pay amounts".split()
+    "pay amounts record recorded".split()
 )
 """Question words that say when, how much or what kind of amount, not which figure: they name no
 metric ("research and development expense" is named by its first three words, not by a

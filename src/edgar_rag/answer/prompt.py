@@ -85,7 +85,9 @@ def build_prompt(
     source: str | None,
     max_tokens: int = 120,
 ) -> Prompt:
-    """One user message: the fixed preamble, the passages, the question and the instruction."""
+    """One user message: the fixed preamble, the passages, the refusal token, the question and
+    the instruction. The refusal clause comes before the question: placed last, it drew the
+    1.5B model to decline questions whose answer was in passage [1] (docs/answering.md)."""
     blocks = []
     for passage in passages:
         body = sanitise_passage(passage.text, refusal_token)
@@ -96,9 +98,9 @@ def build_prompt(
         f"{PREAMBLE}\n\nPassages{about}:\n<passages>\n"
         + "\n\n".join(blocks)
         + "\n</passages>\n\n"
+        + f"If the passages do not contain the answer, reply exactly: {refusal_token}\n"
         + f"Question: {sanitise_passage(question, refusal_token)}\n"
-        + f"{INSTRUCTION} If the passages do not contain the answer, reply exactly: "
-        + refusal_token
+        + INSTRUCTION
     )
     return Prompt(
         messages=(Message("user", user),),

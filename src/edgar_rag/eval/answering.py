@@ -60,6 +60,14 @@ class CaseRecord:
     """The generation came from the tape (a resumed run): its seconds are not the model's."""
     gold_in_prompt: bool = False
     """The gold figure, as displayed, is printed in the passages the model was given."""
+    outcome_without_metric_check: str = ""
+    """The outcome with the metric check off (every other check on)."""
+    outcome_bare: str = ""
+    """The outcome with neither the period-aware figures nor the metric check: the model and
+    the figure-in-passage verifier alone."""
+    correct_without_metric_check: bool = False
+    recited: bool = False
+    """The answer is shown with a citation marker corrected by the verifier."""
 
 
 def gold_matches(text: str, question: GoldenQuestion) -> bool:
@@ -127,6 +135,10 @@ def run_split(
         seconds = time.perf_counter() - started
         response = answerer.conclude(prepared, generation, "none")
         loose = answerer.conclude(prepared, generation, "none", check_periods=False)
+        unmetered = answerer.conclude(prepared, generation, "none", check_metric=False)
+        bare = answerer.conclude(
+            prepared, generation, "none", check_periods=False, check_metric=False
+        )
         answered = response.reason is None and response.text is not None
         text = response.text or ""
         correct = answered and question.kind == "answerable" and gold_matches(text, question)
@@ -148,6 +160,13 @@ def run_split(
                 text=response.text if answered else generation.text,
                 generate_s=round(seconds, 3), prompt_tokens=generation.prompt_tokens,
                 replayed=generation.replayed, gold_in_prompt=shown,
+                outcome_without_metric_check=_outcome(unmetered),
+                outcome_bare=_outcome(bare),
+                correct_without_metric_check=(
+                    _outcome(unmetered) == "answered" and question.kind == "answerable"
+                    and gold_matches(unmetered.text or "", question)
+                ),
+                recited=answered and text != generation.text.strip(),
             )
         )  # fmt: skip
         if partial is not None:
@@ -165,6 +184,12 @@ def _generate(answerer: Answerer, prompt: Prompt, question: GoldenQuestion) -> G
             f"differs from every prompt on the tape, so the prompt or the retrieval changed since "
             f"the recording ({exc})"
         ) from exc
+
+
+def _outcome(response: Response) -> str:
+    return (
+        "answered" if response.reason is None and response.text is not None else _reason(response)
+    )
 
 
 def _read_partial(partial: Path | None) -> dict[str, CaseRecord]:
