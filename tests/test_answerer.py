@@ -121,6 +121,17 @@ def test_a_figure_from_a_passage_that_never_names_the_metric_asked_is_withheld(
     assert "416,161" not in declined.detail
 
 
+def test_a_figure_answering_a_year_the_filing_does_not_report_is_withheld(
+    index: SqliteIndex,
+) -> None:
+    model = ScriptedGenerator([cite("416,161", "Net sales were $416,161 million [{marker}].")])
+    question = "What were Apple's total net sales in fiscal 2015?"
+    response = answerer(index, model).answer(question, index.resolve_scope(ticker="AAPL"))
+    assert response.reason is Reason.UNSUPPORTED_CLAIM
+    assert "asks about fiscal 2015" in (response.detail or "")
+    assert "416" not in (response.detail or "")
+
+
 def test_a_figure_not_in_the_cited_passage_is_withheld(index: SqliteIndex) -> None:
     model = ScriptedGenerator([cite("416,161", "Net sales were $512,345 million [{marker}].")])
     response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))

@@ -56,3 +56,26 @@ def test_a_row_that_shares_only_the_word_expense_does_not_name_the_metric() -> N
     words = metric_words(question, "HOME DEPOT, INC.")
     assert words == ("research", "development")
     assert not figure_names_metric("R&D expense was $3,034 million [1].", [row], words)
+
+
+def test_a_loose_synonym_or_an_unasked_qualifier_does_not_name_the_metric() -> None:
+    def named(question: str, row: str) -> bool:
+        return figure_names_metric(
+            "It was $9,713 million [1].", [row], metric_words(question, None)
+        )
+
+    assert not named("Gross profit in 2024?", "Operating income | 2024: 9,713 | (in millions)")
+    assert named("Profit in 2024?", "Net income | 2024: 9,713 | (in millions)")
+    assert not named(
+        "Total liabilities?", "Total current liabilities | 2024: 9,713 | (in millions)"
+    )
+    assert named(
+        "Total current liabilities?", "Total current liabilities | 2024: 9,713 | (in millions)"
+    )
+    assert named(
+        "Cash and cash equivalents?",
+        "Current assets: Cash and equivalents | 2024: 9,713 | (in millions)",
+    )
+    assert named(
+        "Long-term debt?", "Total non-current portion of term debt | 2024: 9,713 | (in millions)"
+    )

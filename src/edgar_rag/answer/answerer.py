@@ -17,6 +17,7 @@ from edgar_rag.answer.companies import CompanyDirectory, company_guard
 from edgar_rag.answer.context import Window, best_window
 from edgar_rag.answer.gates import apply_gate
 from edgar_rag.answer.metric import figure_names_metric, metric_words
+from edgar_rag.answer.numbers import find_figures
 from edgar_rag.answer.periods import asked_fiscal_years
 from edgar_rag.answer.prompt import (
     PromptPassage,
@@ -208,6 +209,8 @@ class Answerer:
             if filing is not None
             else (lambda header: None),
         )
+        if verdict.ok and check_periods:
+            verdict = _reported_period(verdict, generation.text, question, filing)
         if verdict.ok and (self.settings.check_metric if check_metric is None else check_metric):
             verdict = _metric_named(verdict, generation.text, question, windows, filing)
         timings["verify"] = _ms_since(started)
@@ -280,6 +283,27 @@ class _Decliner:
             completion_tokens=completion_tokens,
             replayed=self.replayed,
         )
+
+
+def _reported_period(
+    verdict: Verdict, text: str, question: str, filing: FilingMeta | None
+) -> Verdict:
+    """The verdict, unless the answer states a figure while every year the question names lies
+    outside the years the filing reports: whatever column it came from, it is another year's
+    (this holds where a table's header lost its year, so the column check cannot)."""
+    if filing is None or not filing.years_reported or not find_figures(strip_markers(text)):
+        return verdict
+    named = asked_fiscal_years(question, filing)
+    if not named or named & set(filing.years_reported):
+        return verdict
+    return replace(
+        verdict,
+        ok=False,
+        reason=Reason.UNSUPPORTED_CLAIM,
+        detail=f"the answer states a figure, but the question asks about "
+        f"{' and '.join(f'fiscal {y}' for y in sorted(named))} and this filing reports fiscal "
+        f"{filing.years_reported[0]} to {filing.years_reported[-1]}",
+    )
 
 
 def _metric_named(

@@ -42,6 +42,13 @@ GENERIC = frozenset(
 metric ("research and development expense" is named by its first three words, not by a
 depreciation row's "Operating expenses")."""
 
+_STRICT = {"profit": ("profit", "earnings", "net")}
+"""Synonyms too loose to say that a line names the metric: "gross profit" is not "Operating
+income", though a window for a profit question should still show the income rows."""
+QUALIFIERS = frozenset({"current", "other", "deferred"})
+"""Words that make a row another line item than the one asked unless the question says them:
+"Total current liabilities" is not "total liabilities"."""
+
 _WORD = re.compile(r"[a-z0-9&]+")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _PERIOD = re.compile(r"(?:fy|q[1-4])?'?\d+")
@@ -62,14 +69,16 @@ def question_stems(question: str, ignore: Iterable[str] = ()) -> frozenset[str]:
     return expand(w for w in query_terms(question) if stem(w) not in {stem(i) for i in ignore})
 
 
-def expand(words: Iterable[str]) -> frozenset[str]:
-    """The stems of ``words`` and of their synonyms (words of one or two letters skipped)."""
+def expand(words: Iterable[str], *, strict: bool = False) -> frozenset[str]:
+    """The stems of ``words`` and of their synonyms (words of one or two letters skipped);
+    ``strict`` leaves out the loose ones (``profit`` then is not any ``income``)."""
     stems: set[str] = set()
     for word in words:
         if len(word) <= 2 and word not in _GROUP_OF:
             continue
         stems.add(stem(word))
-        stems.update(stem(w) for w in _GROUP_OF.get(word, ()))
+        synonyms = _STRICT.get(word) if strict else None
+        stems.update(stem(w) for w in (synonyms or _GROUP_OF.get(word, ())))
     return frozenset(stems)
 
 
@@ -93,15 +102,22 @@ def names_metric(passage: str, words: Iterable[str]) -> bool:
 
 def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[str]) -> bool:
     """Some figure the answer states is printed on a line (a table row with its label, a
-    sentence) of the cited passages that names the metric; true when the answer states no
-    figure or the question names no metric."""
-    wanted = expand(words)
+    sentence) of the cited passages that names the metric, and, for a table row, whose own label
+    adds no qualifier the question does not say; true when the answer states no figure or the
+    question names no metric."""
+    wanted = expand(words, strict=True)
     claims = find_figures(answer)
     if not wanted or not claims:
         return True
+    unsaid = QUALIFIERS - set(words)
     for passage in passages:
         for line in passage.splitlines():
             printed = passage_figures(line)
-            if any(supports(p, c) for p in printed for c in claims) and wanted & text_stems(line):
+            if not any(supports(p, c) for p in printed for c in claims):
+                continue
+            label = line.split(" | ")[0].rsplit(":", 1)[-1] if " | " in line else ""
+            said = _WORD.findall(label.lower().replace("non-current", "noncurrent"))
+            qualified = bool(unsaid & set(said))
+            if wanted & text_stems(line) and not qualified:
                 return True
     return False

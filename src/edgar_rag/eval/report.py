@@ -105,6 +105,16 @@ def arm_outcome(record: dict[str, Any], arm: str, threshold: float | None) -> st
     return str(record["outcome"])
 
 
+def _bare(record: dict[str, Any]) -> str:
+    """The outcome of the model and the figure verifier alone (runs before the metric check
+    recorded only the period check's effect)."""
+    return str(record.get("outcome_bare") or record["outcome_without_period_check"])
+
+
+def _without_metric(record: dict[str, Any]) -> str:
+    return str(record.get("outcome_without_metric_check") or record["outcome"])
+
+
 def _rate(count: int, n: int) -> str:
     from edgar_rag.eval.stats import wilson  # noqa: PLC0415
 
@@ -199,16 +209,10 @@ def render_answering(run: dict[str, Any]) -> str:
     ]
     for kind in UNANSWERABLE:
         group = [r for r in records if r["kind"] == kind]
-        bare = sum(r["outcome_without_period_check"] == "answered" for r in group)
-        guarded = sum(
-            r["outcome_without_period_check"] == "answered" and not r["company_declined"]
-            for r in group
-        )
-        periods = sum(r["outcome"] == "answered" and not r["company_declined"] for r in group)
-        metric = sum(
-            r["outcome"] == "answered" and not r["company_declined"] and r["metric_named"]
-            for r in group
-        )
+        bare = sum(_bare(r) == "answered" for r in group)
+        guarded = sum(_bare(r) == "answered" and not r["company_declined"] for r in group)
+        periods = sum(_without_metric(r) == "answered" and not r["company_declined"] for r in group)
+        metric = sum(r["outcome"] == "answered" and not r["company_declined"] for r in group)
         n = len(group)
         lines.append(
             f"| {kind} | {n} | {_rate(bare, n)} | {_rate(guarded, n)} | {_rate(periods, n)} | "
@@ -217,7 +221,12 @@ def render_answering(run: dict[str, Any]) -> str:
     answered = [r for r in answerable if r["outcome"] == "answered"]
     loose = [r for r in answerable if r["outcome_without_period_check"] == "answered"]
     gold_given = [r for r in answerable if r.get("gold_in_prompt", False)]
-    metric_kept = sum(r["correct"] and r["metric_named"] for r in answerable)
+    unmetered_correct = sum(r.get("correct_without_metric_check", r["correct"]) for r in answerable)
+    unanswerable = [r for r in records if r["kind"] != "answerable"]
+    metric_stopped = sum(
+        _without_metric(r) == "answered" and r["outcome"] != "answered" for r in unanswerable
+    )
+    recited = sum(r.get("recited", False) for r in answerable)
     lines += [
         "",
         "## Figure questions",
@@ -233,8 +242,12 @@ def render_answering(run: dict[str, Any]) -> str:
         f"those, the model answered correctly "
         f"{_rate(sum(r['correct'] for r in gold_given), len(gold_given))} and declined "
         f"{_rate(sum(r['outcome'] == 'model_declined' for r in gold_given), len(gold_given))}.",
-        f"- The metric check would keep {metric_kept} of the "
-        f"{sum(r['correct'] for r in answerable)} correct answers.",
+        f"- The metric check (a figure's line in the cited passage must name the metric asked): "
+        f"{unmetered_correct} correct answers without it, {sum(r['correct'] for r in answerable)} "
+        f"with it; it stopped {metric_stopped} false answers on the {len(unanswerable)} "
+        "unanswerable questions.",
+        f"- Answers shown with a citation marker the verifier corrected (the model cited another "
+        f"given passage than the one printing its figure): {recited} of {len(answered)}.",
         "",
         "Declines on answerable questions (arm none):",
         "",
