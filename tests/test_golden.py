@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from edgar_rag.domain import ParsedFiling
 from edgar_rag.eval.answering import gold_matches
-from edgar_rag.eval.golden import GoldenQuestion, golden_questions, short_name, split_companies
+from edgar_rag.eval.golden import (
+    METRICS,
+    GoldenQuestion,
+    golden_questions,
+    short_name,
+    split_companies,
+)
 from edgar_rag.eval.report import arm_outcome, render_answering, render_retrieval
 
 
@@ -40,6 +46,14 @@ def test_the_golden_set_has_every_kind_with_gold_from_the_filing(
                 if f.meta.ticker == q.ticker and f.meta.fiscal_year == q.fiscal_year
             )
             assert not any(str(year) in q.question for year in years)
+        if q.kind == "not_disclosed":
+            filing = next(
+                f
+                for f in filings
+                if (f.meta.ticker, f.meta.fiscal_year) == (q.ticker, q.fiscal_year)
+            )
+            metric = next(m for m in METRICS if m.key == q.metric)
+            assert not {fact.concept for fact in filing.facts} & set(metric.concepts)
     assert len({q.id for q in questions}) == len(questions)
 
 

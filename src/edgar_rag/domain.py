@@ -282,6 +282,8 @@ class Generation:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     replayed: bool = False
+    recorded_s: float = 0.0
+    """For a replayed generation, how long the model took when it was recorded (0: unknown)."""
 
 
 class Generator(Protocol):

@@ -163,6 +163,7 @@ class TapeGenerator:
             prompt_tokens=entry.prompt_tokens,
             completion_tokens=entry.completion_tokens,
             replayed=True,
+            recorded_s=entry.generation_s,
         )
 
     def _record(self, inner: Generator, prompt: Prompt) -> Generation:

@@ -57,7 +57,8 @@ class CaseRecord:
     generate_s: float
     prompt_tokens: int
     replayed: bool = False
-    """The generation came from the tape (a resumed run): its seconds are not the model's."""
+    """The generation came from a tape that kept no time for it: its seconds are not the
+    model's (a replay of a tape that kept them reports the recorded seconds)."""
     gold_in_prompt: bool = False
     """The gold figure, as displayed, is printed in the passages the model was given."""
     outcome_without_metric_check: str = ""
@@ -132,7 +133,7 @@ def run_split(
         period = not apply_gate("period", question.question, filing, prepared.hits, 0.0).passed
         started = time.perf_counter()
         generation = _generate(answerer, prepared.prompt, question)
-        seconds = time.perf_counter() - started
+        seconds = generation.recorded_s or time.perf_counter() - started
         response = answerer.conclude(prepared, generation, "none")
         loose = answerer.conclude(prepared, generation, "none", check_periods=False)
         unmetered = answerer.conclude(prepared, generation, "none", check_metric=False)
@@ -159,7 +160,8 @@ def run_split(
                 metric_named=answered and names_metric(question, response),
                 text=response.text if answered else generation.text,
                 generate_s=round(seconds, 3), prompt_tokens=generation.prompt_tokens,
-                replayed=generation.replayed, gold_in_prompt=shown,
+                replayed=generation.replayed and not generation.recorded_s,
+                gold_in_prompt=shown,
                 outcome_without_metric_check=_outcome(unmetered),
                 outcome_bare=_outcome(bare),
                 correct_without_metric_check=(

@@ -51,13 +51,19 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "equity",
         ("total shareholders' equity", "stockholders' equity"),
-        ("us-gaap:StockholdersEquity",),
+        (
+            "us-gaap:StockholdersEquity",
+            "us-gaap:StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest",
+        ),
         instant=True,
     ),
     Metric(
         "cash",
         ("cash and cash equivalents",),
-        ("us-gaap:CashAndCashEquivalentsAtCarryingValue",),
+        (
+            "us-gaap:CashAndCashEquivalentsAtCarryingValue",
+            "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents",
+        ),
         instant=True,
     ),
     Metric(
@@ -84,7 +90,11 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "dividends",
         ("dividends paid", "cash dividends"),
-        ("us-gaap:PaymentsOfDividends", "us-gaap:PaymentsOfDividendsCommonStock"),
+        (
+            "us-gaap:PaymentsOfDividends",
+            "us-gaap:PaymentsOfDividendsCommonStock",
+            "us-gaap:PaymentsOfOrdinaryDividends",
+        ),
     ),
     Metric(
         "buybacks",
@@ -306,7 +316,10 @@ def golden_questions(filings: Sequence[ParsedFiling]) -> list[GoldenQuestion]:
                     **base,
                 )
             )  # fmt: skip
-        missing = [m for m in METRICS if m.key not in reported]
+        # Not disclosed: no figure question and no fact of the metric's concepts anywhere in the
+        # filing (a metric that only missed a clean figure question is reported).
+        concepts = {fact.concept for fact in filing.facts}
+        missing = [m for m in METRICS if m.key not in reported and not concepts & set(m.concepts)]
         for i, metric in enumerate(missing[:UNANSWERABLE_PER_KIND]):
             seed = f"{meta.ticker}-{meta.fiscal_year}-{metric.key}"
             questions.append(
