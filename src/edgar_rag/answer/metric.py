@@ -45,9 +45,12 @@ depreciation row's "Operating expenses")."""
 _STRICT = {"profit": ("profit", "earnings", "net")}
 """Synonyms too loose to say that a line names the metric: "gross profit" is not "Operating
 income", though a window for a profit question should still show the income rows."""
-QUALIFIERS = frozenset({"current", "other", "deferred"})
+QUALIFIERS = frozenset({"current", "other", "deferred", "preferred"})
 """Words that make a row another line item than the one asked unless the question says them:
 "Total current liabilities" is not "total liabilities"."""
+DISTINGUISHING = frozenset({"gross", "operating", "diluted", "basic"})
+"""Words that, when the question says them, the line must say too: "operating income" is not
+"Net income", "diluted EPS" is not the basic row."""
 
 _WORD = re.compile(r"[a-z0-9&]+")
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -110,14 +113,16 @@ def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[st
     if not wanted or not claims:
         return True
     unsaid = QUALIFIERS - set(words)
+    required = DISTINGUISHING & set(words)
     for passage in passages:
         for line in passage.splitlines():
             printed = passage_figures(line)
             if not any(supports(p, c) for p in printed for c in claims):
                 continue
             label = line.split(" | ")[0].rsplit(":", 1)[-1] if " | " in line else ""
-            said = _WORD.findall(label.lower().replace("non-current", "noncurrent"))
-            qualified = bool(unsaid & set(said))
-            if wanted & text_stems(line) and not qualified:
+            label_words = _WORD.findall(label.lower().replace("non-current", "noncurrent"))
+            qualified = bool(unsaid & set(label_words))
+            said = text_stems(line)
+            if wanted & said and not qualified and {stem(w) for w in required} <= said:
                 return True
     return False
