@@ -242,3 +242,17 @@ def test_each_line_and_bullet_is_its_own_sentence() -> None:
 def test_markers_are_read_and_stripped_in_every_form() -> None:
     assert markers_in("a [2] b [1, 3] c [4-6] d [2][7]") == [2, 1, 3, 4, 5, 6, 7]
     assert strip_markers("Sales grew [1]. EPS rose [2, 3][4].") == "Sales grew. EPS rose."
+
+
+def test_a_whole_row_copied_out_keeps_only_the_column_of_the_year_asked() -> None:
+    copied = f"[1] {SALES_ROW}"
+    verdict = verify(copied)
+    assert verdict.ok and verdict.trimmed
+    assert verdict.text == "[1] Total net sales | 2025: 416,161 | (in millions)"
+    both = verify(copied, frozenset({2024, 2025}))
+    assert both.text == "[1] Total net sales | 2025: 416,161 | 2024: 391,035 | (in millions)"
+
+
+def test_a_copied_row_without_the_year_asked_is_left_as_written_and_withheld() -> None:
+    verdict = verify(f"[1] {SALES_ROW}", frozenset({2019}))
+    assert (verdict.ok, verdict.reason, verdict.trimmed) == (False, Reason.UNSUPPORTED_CLAIM, False)

@@ -220,7 +220,7 @@ class Answerer:
             prepared,
             replace(generation, text=verdict.text),
             verdict.cited,
-            _answer_note(asked, filing, verdict.recited),
+            _answer_note(asked, filing, verdict),
             gate_name,
             gate_score,
         )
@@ -337,13 +337,15 @@ def _asked_years(question: str, filing: FilingMeta | None) -> frozenset[int]:
     return asked_fiscal_years(question, filing) or frozenset({filing.fiscal_year})
 
 
-def _answer_note(
-    asked: frozenset[int], filing: FilingMeta | None, recited: Sequence[tuple[int, int]]
-) -> str | None:
+def _answer_note(asked: frozenset[int], filing: FilingMeta | None, verdict: Verdict) -> str | None:
     notes = [
         f"the model cited [{old}]; the figure is printed in [{new}], which is cited instead"
-        for old, new in recited
+        for old, new in verdict.recited
     ]
+    if verdict.trimmed:
+        notes.append(
+            "the model quoted a whole table row; only the columns of the year asked are shown"
+        )
     if filing is not None and asked and filing.years_reported:
         names = " and ".join(f"fiscal {year}" for year in sorted(asked))
         first, last = filing.years_reported[0], filing.years_reported[-1]

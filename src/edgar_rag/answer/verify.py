@@ -31,6 +31,7 @@ _QUOTE_CHARS = 120
 _MAX_RANGE = 20
 _MARKER_WITH_SPACE = re.compile(r"[ \t]*" + MARKER.pattern)
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*(?P<markers>(?:\s*" + MARKER.pattern + r")*)(?=\s|$)")
+_SCALE_CELL = re.compile(r"\(in (?:thousands|millions|billions)\)", re.IGNORECASE)
 _ACRONYM = re.compile(r"(?:[a-z]\.)+[a-z]")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _ABBREVIATIONS = frozenset(
@@ -52,6 +53,8 @@ class Verdict:
     """The answer as it may be shown: the model's, with any corrected citation markers."""
     recited: tuple[tuple[int, int], ...] = ()
     """Citations corrected: (the marker the model wrote, the passage that prints its figures)."""
+    trimmed: bool = False
+    """A table row the model copied out is shown with the columns of the years asked only."""
 
 
 def markers_in(text: str) -> list[int]:
@@ -117,12 +120,16 @@ def verify_answer(
 
     With ``recite``, a sentence that cites one given passage while its figures are all printed,
     in the right columns, in another is shown citing the first such passage (a small model
-    writes ``[1]`` out of habit); the correction is recorded in ``Verdict.recited``.
+    writes ``[1]`` out of habit), and a table row the model copied whole keeps only the columns
+    of the years asked; both corrections are recorded in the verdict.
     """
     cited = tuple(m for m in markers_in(text) if m in passages)
     if not text.strip():
         return Verdict(False, Reason.NO_VALID_CITATION, "the answer is empty", cited, text)
     printed = {marker: passage_figures(passage) for marker, passage in passages.items()}
+    written = text
+    if recite and asked_years:
+        text = "\n".join(asked_columns(line, asked_years, header_year) for line in text.split("\n"))
     shown, recited = text, []
     for sentence in split_sentences(text):
         failure = _check_sentence(sentence, printed, asked_years, header_year)
@@ -140,7 +147,30 @@ def verify_answer(
     if not cited:
         detail = "the answer cites no passage that was given, so nothing it says is grounded"
         return Verdict(False, Reason.NO_VALID_CITATION, detail, cited, text)
-    return Verdict(True, None, None, cited, shown, tuple(recited))
+    return Verdict(True, None, None, cited, shown, tuple(recited), trimmed=text != written)
+
+
+def asked_columns(
+    line: str, asked_years: frozenset[int], header_year: Callable[[str], int | None]
+) -> str:
+    """A table row the model copied out (``Net income | 2025: 72,880 | 2024: 29,760 |
+    (in millions)``) with only the cells of the years asked, its label and scale note kept; the
+    line unchanged when it is not such a row or no cell is of a year asked."""
+    cells = line.split(" | ")
+    if len(cells) < 3:
+        return line
+    years = [
+        header_year(cell.rpartition(": ")[0]) if ": " in cell and find_figures(cell) else None
+        for cell in cells
+    ]
+    if not any(year in asked_years for year in years[1:]):
+        return line
+    kept = [cells[0]] + [
+        cell
+        for cell, year in zip(cells[1:], years[1:], strict=True)
+        if year in asked_years or (not find_figures(cell) and _SCALE_CELL.fullmatch(cell.strip()))
+    ]
+    return " | ".join(kept)
 
 
 def _recited(
