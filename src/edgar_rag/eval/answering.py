@@ -69,6 +69,8 @@ class CaseRecord:
     correct_without_metric_check: bool = False
     recited: bool = False
     """The answer is shown with a citation marker corrected by the verifier."""
+    trimmed: bool = False
+    """The answer copied a whole table row, shown with the columns of the year asked only."""
 
 
 def gold_matches(text: str, question: GoldenQuestion) -> bool:
@@ -168,7 +170,8 @@ def run_split(
                     _outcome(unmetered) == "answered" and question.kind == "answerable"
                     and gold_matches(unmetered.text or "", question)
                 ),
-                recited=answered and text != generation.text.strip(),
+                recited=answered and "cited instead" in (response.detail or ""),
+                trimmed=answered and "whole table row" in (response.detail or ""),
             )
         )  # fmt: skip
         if partial is not None:

@@ -227,6 +227,7 @@ def render_answering(run: dict[str, Any]) -> str:
         _without_metric(r) == "answered" and r["outcome"] != "answered" for r in unanswerable
     )
     recited = sum(r.get("recited", False) for r in answerable)
+    trimmed = sum(r.get("trimmed", False) for r in answerable)
     lines += [
         "",
         "## Figure questions",
@@ -246,8 +247,10 @@ def render_answering(run: dict[str, Any]) -> str:
         f"{unmetered_correct} correct answers without it, {sum(r['correct'] for r in answerable)} "
         f"with it; it stopped {metric_stopped} false answers on the {len(unanswerable)} "
         "unanswerable questions.",
-        f"- Answers shown with a citation marker the verifier corrected (the model cited another "
-        f"given passage than the one printing its figure): {recited} of {len(answered)}.",
+        f"- Answers the verifier corrected before showing them: {recited} of {len(answered)} with "
+        "a citation marker moved to the given passage that prints the figure (the model cited "
+        f"another), {trimmed} with a table row the model copied whole cut to the column of the "
+        "year asked.",
         "",
         "Declines on answerable questions (arm none):",
         "",
