@@ -338,19 +338,32 @@ def _retrieval_figures(data: dict[str, Any]) -> list[str]:
 
 
 def _answering_figures(report: dict[str, Any]) -> list[str]:
-    """Arm none of the dev split, from the evaluation report (docs/eval/report.json)."""
-    run = report["runs"].get("dev")
-    if run is None:
+    """Arm none of each split, and the dev split's cost, from the evaluation report
+    (docs/eval/report.json)."""
+    if "dev" not in report["runs"]:
         return []
-    correct, false = run["arms"]["none"]["correct"], run["arms"]["none"]["false_answers"]
     page = "[evaluation report](docs/eval/report.md)"
-    return [
-        f"| answerable golden questions answered correctly, local model, gate none "
-        f"({run['split']} split) | {correct['count']}/{correct['n']} = "
-        f"{correct['count'] / max(correct['n'], 1):.1%} | {page} |",
-        f"| false answers on unanswerable questions, same run | {false['count']}/{false['n']} = "
-        f"{false['count'] / max(false['n'], 1):.1%} | {page} |",
-    ]
+    lines = []
+    for split in ("dev", "eval"):
+        run = report["runs"].get(split)
+        if run is None:
+            continue
+        correct, false = run["arms"]["none"]["correct"], run["arms"]["none"]["false_answers"]
+        lines += [
+            f"| answerable golden questions answered correctly, local model, gate none "
+            f"({split} split) | {correct['count']}/{correct['n']} = "
+            f"{correct['count'] / max(correct['n'], 1):.1%} | {page} |",
+            f"| false answers on unanswerable questions, same run | {false['count']}/"
+            f"{false['n']} = {false['count'] / max(false['n'], 1):.1%} | {page} |",
+        ]
+    cost = report["runs"]["dev"].get("cost")
+    if cost is not None:
+        lines.append(
+            f"| prompt tokens P50 / generator seconds P50 per question, local model, 2 cores "
+            f"(dev split) | {cost['prompt_tokens_p50']:.0f} / {cost['generator_s_p50']:.2f} s | "
+            f"{page} |"
+        )
+    return lines
 
 
 _EXTRA_FIGURES: tuple[tuple[str, Callable[[dict[str, Any]], list[str]]], ...] = (

@@ -23,6 +23,7 @@ from edgar_rag.eval.stats import (
     mcnemar_exact,
     minimum_detectable_effect,
     paired_cluster_bootstrap,
+    percentiles,
     risk_coverage,
     wilson,
 )
@@ -222,6 +223,18 @@ def _wrong(record: Record, outcome: str) -> bool:
     return outcome == "answered"
 
 
+def _cost(records: Sequence[Record]) -> dict[str, float | None]:
+    """Prompt tokens and generator seconds per question, P50 and P95 (timed generations only)."""
+    tokens = percentiles([r["prompt_tokens"] for r in records])
+    seconds = percentiles([r["generate_s"] for r in records if not r.get("replayed", False)])
+    return {
+        "prompt_tokens_p50": _round(tokens["p50"]),
+        "prompt_tokens_p95": _round(tokens["p95"]),
+        "generator_s_p50": _round(seconds["p50"]),
+        "generator_s_p95": _round(seconds["p95"]),
+    }
+
+
 def run_figures(run: Mapping[str, Any], source: str) -> dict[str, Any]:
     """Every figure of one split's run."""
     records = list(run["records"])
@@ -237,6 +250,7 @@ def run_figures(run: Mapping[str, Any], source: str) -> dict[str, Any]:
         "companies": sorted({r["ticker"] for r in records}),
         "thresholds": sorted({_round(t) for t in run["thresholds"].values()}),
         "generations_timed": timed,
+        "cost": _cost(records),
         "arms": {arm: _arm_figures(records, outcomes[arm]) for arm in ARMS},
         "comparisons": [
             _comparison(records, outcomes, pair, measure)

@@ -162,6 +162,19 @@ def _risk_coverage(run: dict[str, Any]) -> list[str]:
     ]
 
 
+def _cost(run: dict[str, Any]) -> list[str]:
+    cost = run.get("cost")
+    if cost is None:
+        return []
+    return [
+        f"Prompt tokens per question: P50 {cost['prompt_tokens_p50']:.0f}, P95 "
+        f"{cost['prompt_tokens_p95']:.0f}. Generator seconds per question (arm none, every "
+        f"generation timed): P50 {_seconds(cost['generator_s_p50'])}, P95 "
+        f"{_seconds(cost['generator_s_p95'])}.",
+        "",
+    ]
+
+
 def _run_section(run: dict[str, Any]) -> list[str]:
     companies = run["companies"]
     thresholds = ", ".join(f"{t:.4f}" for t in run["thresholds"])
@@ -178,6 +191,7 @@ def _run_section(run: dict[str, Any]) -> list[str]:
         f"model, over the {run['generations_timed']} generations timed (generations replayed "
         "from the tape after an interrupted run have no time).",
         "",
+        *_cost(run),
         "### Arms",
         "",
         *_arms(run),
