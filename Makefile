@@ -49,7 +49,7 @@ demo: setup
 
 # The corpus's 24 filings indexed once, for the benchmarks and evaluations below (the golden
 # tapes were recorded on this index: its BM25 statistics span every filing in it).
-build/corpus.db: setup
+build/corpus.db: | $(BIN)/edgar-rag
 	mkdir -p build
 	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag ingest --from $(CORPUS)/filings \
 	  --db $@ > build/corpus-ingest.log || true
