@@ -247,7 +247,8 @@ def test_markers_are_read_and_stripped_in_every_form() -> None:
 def test_a_whole_row_copied_out_keeps_only_the_column_of_the_year_asked() -> None:
     copied = f"[1] {SALES_ROW}"
     verdict = verify(copied)
-    assert verdict.ok and verdict.trimmed
+    assert verdict.ok
+    assert verdict.trimmed
     assert verdict.text == "[1] Total net sales | 2025: 416,161 | (in millions)"
     both = verify(copied, frozenset({2024, 2025}))
     assert both.text == "[1] Total net sales | 2025: 416,161 | 2024: 391,035 | (in millions)"
