@@ -162,12 +162,14 @@ def apply_the_regression() -> None:
 
 
 @pytest.mark.slow
-def test_the_unit_tests_of_the_period_check_pass_the_regression() -> None:
+def test_the_unit_tests_of_the_period_check_pass_the_regression(tmp_path: Path) -> None:
+    # The inner run keeps its temporary files under this test's own folder: with pytest's
+    # default numbered folders it would prune the outer session's, PostgreSQL's data with them.
     code = (
         "import sys; sys.path.insert(0, 'tests'); import test_regression; "
         "test_regression.apply_the_regression(); import pytest; sys.exit(pytest.main(["
-        "'-q', '-p', 'no:cacheprovider', 'tests/test_answerer.py', 'tests/test_periods.py', "
-        "'tests/test_verify.py']))"
+        f"'-q', '-p', 'no:cacheprovider', '--basetemp={tmp_path / 'inner'}', "
+        "'tests/test_answerer.py', 'tests/test_periods.py', 'tests/test_verify.py']))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
