@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgar_rag.answer.metric import figure_names_metric, metric_words, names_metric
+from edgar_rag.answer.metric import figure_names_metric, metric_words
 
 
 def test_the_metric_words_leave_out_the_company_the_period_and_the_size_words() -> None:
@@ -19,24 +19,31 @@ def test_the_metric_words_leave_out_the_company_the_period_and_the_size_words() 
     assert metric_words("How much did Apple report for fiscal 2025?", "Apple Inc.") == ()
 
 
+def names(line: str, words: tuple[str, ...]) -> bool:
+    """The line names the metric of ``words`` (asked of the figure the line prints)."""
+    figures = [cell.rpartition(": ")[2] for cell in line.split(" | ")[1:2]]
+    return figure_names_metric(f"It was {figures[0]} [1].", [line], words)
+
+
 def test_a_synonym_names_the_metric() -> None:
     row = "Total net sales | 2025: 416,161 | 2024: 391,035 | (in millions)"
-    assert names_metric(row, metric_words("Apple revenues FY25", "Apple Inc."))
+    assert names(row, metric_words("Apple revenues FY25", "Apple Inc."))
     eps = "Earnings per share: Diluted | 2025: 7.46 | 2024: 6.08"
-    assert names_metric(eps, metric_words("Apple's diluted EPS in 2025?", "Apple Inc."))
+    assert names(eps, metric_words("Apple's diluted EPS in 2025?", "Apple Inc."))
     buybacks = "Repurchases of common stock | 2025: (90,711) | (in millions)"
-    assert names_metric(buybacks, metric_words("How much did Apple spend on buybacks?", None))
+    assert names(buybacks, metric_words("How much did Apple spend on buybacks?", None))
 
 
 def test_a_passage_about_another_line_item_does_not_name_the_metric() -> None:
     row = "Total net sales | 2025: 416,161 | 2024: 391,035 | (in millions)"
-    assert not names_metric(row, metric_words("What was Apple's goodwill in 2025?", "Apple Inc."))
+    assert not names(row, metric_words("What was Apple's goodwill in 2025?", "Apple Inc."))
 
 
 @given(st.sampled_from(["revenue", "net income", "total assets", "inventories", "goodwill"]))
-def test_a_passage_that_repeats_the_question_always_names_its_metric(metric: str) -> None:
+def test_a_row_labelled_with_the_metric_asked_always_names_it(metric: str) -> None:
     question = f"What was the {metric} of Apple in fiscal 2025?"
-    assert names_metric(question, metric_words(question, "Apple Inc."))
+    row = f"{metric.capitalize()} | 2025: 1,234 | 2024: 1,111 | (in millions)"
+    assert names(row, metric_words(question, "Apple Inc."))
 
 
 def test_the_line_that_prints_the_figure_must_name_the_metric() -> None:

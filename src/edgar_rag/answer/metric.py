@@ -97,12 +97,6 @@ def metric_words(question: str, company: str | None) -> tuple[str, ...]:
     )
 
 
-def names_metric(passage: str, words: Iterable[str]) -> bool:
-    """The passage says one of the metric's words or a synonym (true when none is asked)."""
-    wanted = expand(words)
-    return not wanted or bool(wanted & text_stems(passage))
-
-
 def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[str]) -> bool:
     """Some figure the answer states is printed on a line (a table row with its label, a
     sentence) of the cited passages that names the metric, and, for a table row, whose own label

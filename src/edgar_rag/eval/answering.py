@@ -51,8 +51,6 @@ class CaseRecord:
     correct: bool
     wrong_period: bool
     wrong_period_without_check: bool
-    metric_named: bool
-    """The cited passages name the metric asked (its label words or a synonym)."""
     text: str | None
     generate_s: float
     prompt_tokens: int
@@ -92,16 +90,6 @@ def _states_other_period(text: str, question: GoldenQuestion) -> bool:
     if question.kind != "answerable" or gold_matches(text, question):
         return False
     return any(_states(text, shown, None) for shown in question.other_periods)
-
-
-def names_metric(question: GoldenQuestion, response: Response) -> bool:
-    from edgar_rag.eval.golden import METRICS  # noqa: PLC0415
-
-    metric = next(m for m in METRICS if m.key == question.metric)
-    words = {w.lower() for name in metric.names for w in name.split() if len(w) > 3}
-    words |= {c.split(":")[-1].lower() for c in metric.concepts}
-    quotes = " ".join(c.quote.lower() for c in response.citations)
-    return any(word in quotes for word in words)
 
 
 def run_split(
@@ -159,7 +147,6 @@ def run_split(
                 ),
                 correct=correct, wrong_period=wrong_period,
                 wrong_period_without_check=loose_wrong,
-                metric_named=answered and names_metric(question, response),
                 text=response.text if answered else generation.text,
                 generate_s=round(seconds, 3), prompt_tokens=generation.prompt_tokens,
                 replayed=generation.replayed and not generation.recorded_s,
