@@ -40,6 +40,10 @@ from edgar_rag.domain import (
 from edgar_rag.retrieve.search import Searcher
 
 ECHO = "echo"
+RECITED_NOTE = "which is cited instead"
+"""Ends the detail of an answer whose citation marker the verifier moved."""
+TRIMMED_NOTE = "only the columns of the year asked are shown"
+"""Ends the detail of an answer whose copied table row the verifier cut to the year asked."""
 _DATE = re.compile(r"([A-Z][a-z]{2,8})\.?\s+(\d{1,2}),\s*((?:19|20)\d{2})")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
@@ -200,7 +204,8 @@ class Answerer:
                 gate_name, gate_score,
             )  # fmt: skip
         started = time.perf_counter()
-        asked = _asked_years(question, filing)
+        named = asked_fiscal_years(question, filing) if filing is not None else frozenset()
+        asked = named or (frozenset({filing.fiscal_year}) if filing is not None else frozenset())
         verdict = verify_answer(
             generation.text,
             {marker: window.text for marker, window in enumerate(windows, 1)},
@@ -210,7 +215,7 @@ class Answerer:
             else (lambda header: None),
         )
         if verdict.ok and check_periods:
-            verdict = _reported_period(verdict, generation.text, question, filing)
+            verdict = _reported_period(verdict, generation.text, named, filing)
         if verdict.ok and (self.settings.check_metric if check_metric is None else check_metric):
             verdict = _metric_named(verdict, generation.text, question, windows, filing)
         timings["verify"] = _ms_since(started)
@@ -286,15 +291,15 @@ class _Decliner:
 
 
 def _reported_period(
-    verdict: Verdict, text: str, question: str, filing: FilingMeta | None
+    verdict: Verdict, text: str, named: frozenset[int], filing: FilingMeta | None
 ) -> Verdict:
     """The verdict, unless the answer states a figure while every year the question names lies
     outside the years the filing reports: whatever column it came from, it is another year's
-    (this holds where a table's header lost its year, so the column check cannot)."""
-    if filing is None or not filing.years_reported or not find_figures(strip_markers(text)):
+    (this holds where a table's header lost its year, so the column check cannot). ``named``
+    are the years the question names (none: the filing's own year is meant)."""
+    if filing is None or not filing.years_reported or not named:
         return verdict
-    named = asked_fiscal_years(question, filing)
-    if not named or named & set(filing.years_reported):
+    if named & set(filing.years_reported) or not find_figures(strip_markers(text)):
         return verdict
     return replace(
         verdict,
@@ -331,21 +336,13 @@ def _metric_named(
     )
 
 
-def _asked_years(question: str, filing: FilingMeta | None) -> frozenset[int]:
-    if filing is None:
-        return frozenset()
-    return asked_fiscal_years(question, filing) or frozenset({filing.fiscal_year})
-
-
 def _answer_note(asked: frozenset[int], filing: FilingMeta | None, verdict: Verdict) -> str | None:
     notes = [
-        f"the model cited [{old}]; the figure is printed in [{new}], which is cited instead"
+        f"the model cited [{old}]; the figure is printed in [{new}], {RECITED_NOTE}"
         for old, new in verdict.recited
     ]
     if verdict.trimmed:
-        notes.append(
-            "the model quoted a whole table row; only the columns of the year asked are shown"
-        )
+        notes.append(f"the model quoted a whole table row; {TRIMMED_NOTE}")
     if filing is not None and asked and filing.years_reported:
         names = " and ".join(f"fiscal {year}" for year in sorted(asked))
         first, last = filing.years_reported[0], filing.years_reported[-1]

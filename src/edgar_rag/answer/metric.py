@@ -69,7 +69,8 @@ def text_stems(text: str) -> frozenset[str]:
 
 def question_stems(question: str, ignore: Iterable[str] = ()) -> frozenset[str]:
     """The stems of the question's content words and their synonyms, without ``ignore``."""
-    return expand(w for w in query_terms(question) if stem(w) not in {stem(i) for i in ignore})
+    ignored = {stem(i) for i in ignore}
+    return expand(w for w in query_terms(question) if stem(w) not in ignored)
 
 
 def expand(words: Iterable[str], *, strict: bool = False) -> frozenset[str]:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.answerer import RECITED_NOTE, TRIMMED_NOTE, Answerer
 from edgar_rag.answer.companies import company_guard
 from edgar_rag.answer.gates import apply_gate, cross_fit_thresholds
 from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
@@ -141,10 +141,8 @@ def run_split(
                 id=question.id, kind=question.kind, ticker=question.ticker,
                 fiscal_year=question.fiscal_year, metric=question.metric,
                 best_cosine=prepared.best, company_declined=company, period_declined=period,
-                outcome="answered" if answered else _reason(response),
-                outcome_without_period_check=(
-                    "answered" if loose.reason is None else _reason(loose)
-                ),
+                outcome=_outcome(response),
+                outcome_without_period_check=_outcome(loose),
                 correct=correct, wrong_period=wrong_period,
                 wrong_period_without_check=loose_wrong,
                 text=response.text if answered else generation.text,
@@ -157,8 +155,8 @@ def run_split(
                     _outcome(unmetered) == "answered" and question.kind == "answerable"
                     and gold_matches(unmetered.text or "", question)
                 ),
-                recited=answered and "cited instead" in (response.detail or ""),
-                trimmed=answered and "whole table row" in (response.detail or ""),
+                recited=answered and RECITED_NOTE in (response.detail or ""),
+                trimmed=answered and TRIMMED_NOTE in (response.detail or ""),
             )
         )  # fmt: skip
         if partial is not None:
