@@ -27,6 +27,7 @@ from edgar_rag.ingest.items import (
     find_indexed_items,
     read_cross_reference_index,
 )
+from edgar_rag.ingest.html import parse_html
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.ingest.tables import Cell, table_to_blocks
 
@@ -61,6 +62,8 @@ def test_per_share_rows_do_not_claim_the_table_scale(apple_2025: ParsedFiling) -
     shares = [line for line in lines if line.startswith("Shares used in computing")]
     assert shares
     assert all("(in millions)" not in line for line in shares)
+    # The EPS note's table says only "in millions" (for its share counts), never of its EPS rows.
+    assert "Denominator: Diluted earnings per share | 2025: 7.46 | 2024: 6.08 | 2023: 6.13" in lines
 
 
 def test_every_item_is_found_in_order_with_its_title(apple_2025: ParsedFiling) -> None:
@@ -264,6 +267,24 @@ def test_a_labelled_row_reads_alone() -> None:
         "Net loss | 2025: (12) | 2024: (3) | (in thousands)",
     ]
     assert all(b.kind is ChunkKind.TABLE for b in blocks)
+
+
+def test_a_header_cell_spanning_two_rows_leaves_the_years_over_their_columns() -> None:
+    """Home Depot's statements: the unit note spans both header rows, the years sit on the second."""
+    html = b"""<html><body><table>
+    <tr><td colspan="3" rowspan="2">in millions, except per share data</td>
+        <td colspan="3">Fiscal</td><td colspan="3">Fiscal</td></tr>
+    <tr><td colspan="3">2024</td><td colspan="3">2023</td></tr>
+    <tr><td colspan="3">Net sales</td><td>$</td><td>159,514</td><td></td>
+        <td>$</td><td>152,669</td><td></td></tr>
+    <tr><td colspan="3">Basic earnings per share</td><td>$</td><td>15.16</td><td></td>
+        <td>$</td><td>16.74</td><td></td></tr>
+    </table></body></html>"""
+    blocks, _ = parse_html(html, "hd.html")
+    assert [b.text for b in blocks] == [
+        "Net sales | Fiscal 2024: 159,514 | Fiscal 2023: 152,669 | (in millions)",
+        "Basic earnings per share | Fiscal 2024: 15.16 | Fiscal 2023: 16.74",
+    ]
 
 
 def test_a_layout_table_without_figures_stays_prose() -> None:

@@ -126,13 +126,20 @@ class _Walker:
 
     def _table_rows(self, table: lxml.html.HtmlElement) -> list[list[Cell]]:
         rows: list[list[Cell]] = []
+        held: dict[int, int] = {}  # column -> rows still covered by a cell above (rowspan)
         for row in _rows_of(table):
             cells: list[Cell] = []
             column = 0
+            covered = {c for c, rows_left in held.items() if rows_left > 0}
             for cell in row:
                 if not isinstance(cell.tag, str) or cell.tag not in ("td", "th"):
                     continue
+                while column in covered:
+                    column += 1
                 span = _int_attribute(cell, "colspan")
+                down = _int_attribute(cell, "rowspan")
+                for spanned in range(column, column + span):
+                    held[spanned] = max(held.get(spanned, 0), down)
                 if _HIDDEN.search(cell.get("style", "")):
                     column += span
                     continue
@@ -145,6 +152,7 @@ class _Walker:
                 anchors = _join_anchors(inner.blocks)
                 cells.append(Cell(normalise_space(text), column, column + span - 1, anchors))
                 column += span
+            held = {c: rows_left - 1 for c, rows_left in held.items() if rows_left > 1}
             rows.append(cells)
         return rows
 

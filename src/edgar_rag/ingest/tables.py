@@ -18,7 +18,8 @@ _TRAILERS = re.compile(r"^(?:%|\)|\)%|%\)|pts?\.?|bps|x)$", re.IGNORECASE)
 _NUMBER = re.compile(r"^[\$€£(]*\s*[-–—]?\s*\(?\$?\s*\d[\d,]*(?:\.\d+)?\s*\)?\s*%?\)?$")
 _DASH = re.compile(r"^[-–—]+$")
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
-_UNSCALED_LABEL = re.compile(r"per\s+(?:common\s+)?share|shares|ratio|%|percent", re.I)
+_PER_SHARE = re.compile(r"per\s+(?:common\s+)?share", re.I)
+_UNSCALED_LABEL = re.compile(rf"{_PER_SHARE.pattern}|shares|ratio|%|percent", re.I)
 _SCALE = re.compile(
     r"\(?\s*(?:(?:u\.?s\.?\s+)?(?:dollars|amounts|shares|\$)\s+)?in\s+(thousands|millions|billions)\b[^)\n]{0,80}\)?",
     re.IGNORECASE,
@@ -57,7 +58,9 @@ class Scale:
     """The note excepts some rows (``except per-share amounts``)."""
 
     def note_for(self, label: str) -> str | None:
-        if self.has_exceptions and _UNSCALED_LABEL.search(label):
+        """The row's unit note; a per-share amount is never in millions, whatever the note says
+        (Apple's EPS note heads "in millions" over its share counts and its EPS rows alike)."""
+        if _PER_SHARE.search(label) or (self.has_exceptions and _UNSCALED_LABEL.search(label)):
             return None
         return f"(in {self.unit})"
 
