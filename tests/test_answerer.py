@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,9 @@ def directory(index: SqliteIndex) -> CompanyDirectory:
 def answerer(
     index: SqliteIndex,
     generator: object,
+    *,
     directory: CompanyDirectory | None = None,
+    settings: AnswerSettings | None = None,
     **knobs: object,
 ) -> Answerer:
     return Answerer(
@@ -47,7 +50,7 @@ def answerer(
         generator=generator,  # type: ignore[arg-type]
         draw_token=lambda request: draw_refusal_token(b"test", request),
         directory=directory,
-        settings=AnswerSettings(**knobs),  # type: ignore[arg-type]
+        settings=settings or AnswerSettings(**knobs),  # type: ignore[arg-type]
     )
 
 
@@ -108,14 +111,16 @@ def test_a_figure_from_a_passage_that_never_names_the_metric_asked_is_withheld(
 ) -> None:
     question = "What was Apple's goodwill in fiscal 2025?"
     sales = cite("416,161", "Goodwill was $416,161 million in fiscal 2025 [{marker}].")
+    # Every passage whole, so that the metric check alone decides.
+    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
     for check, reason in ((True, Reason.UNSUPPORTED_CLAIM), (False, None)):
         model = ScriptedGenerator([sales])
-        asker = answerer(index, model, check_metric=check, search_k=20, passages_in_prompt=20)
+        asker = answerer(index, model, settings=replace(whole, check_metric=check))
         response = asker.answer(question, index.resolve_scope(ticker="AAPL", fiscal_year=2025))
         assert response.reason is reason, response.detail
-    declined = answerer(
-        index, ScriptedGenerator([sales]), search_k=20, passages_in_prompt=20
-    ).answer(question, index.resolve_scope(ticker="AAPL", fiscal_year=2025))
+    declined = answerer(index, ScriptedGenerator([sales]), settings=whole).answer(
+        question, index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    )
     assert declined.detail is not None
     assert "never name what the question asks about (goodwill)" in declined.detail
     assert "416,161" not in declined.detail
@@ -161,7 +166,7 @@ def test_another_company_is_declined_before_the_model(
     index: SqliteIndex, directory: CompanyDirectory
 ) -> None:
     model = ScriptedGenerator([])
-    response = answerer(index, model, directory).answer(
+    response = answerer(index, model, directory=directory).answer(
         "What was Microsoft's revenue in fiscal 2025?", index.resolve_scope(ticker="AAPL")
     )
     assert response.reason is Reason.OUT_OF_SCOPE
@@ -207,7 +212,7 @@ def test_echo_returns_the_passages_it_would_have_given(index: SqliteIndex) -> No
     )
     assert response.reason is None
     assert response.generator == "echo"
-    assert len(response.citations) == 3
+    assert len(response.citations) == AnswerSettings().passages_in_prompt
 
 
 def test_the_json_has_the_shape_of_the_design(index: SqliteIndex) -> None:

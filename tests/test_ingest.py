@@ -20,6 +20,7 @@ from edgar_rag.ingest.blocks import (
     is_page_number,
 )
 from edgar_rag.ingest.chunk import chunk_sections
+from edgar_rag.ingest.html import parse_html
 from edgar_rag.ingest.items import (
     ITEMS,
     IndexEntry,
@@ -27,7 +28,6 @@ from edgar_rag.ingest.items import (
     find_indexed_items,
     read_cross_reference_index,
 )
-from edgar_rag.ingest.html import parse_html
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.ingest.tables import Cell, table_to_blocks
 
@@ -270,7 +270,7 @@ def test_a_labelled_row_reads_alone() -> None:
 
 
 def test_a_header_cell_spanning_two_rows_leaves_the_years_over_their_columns() -> None:
-    """Home Depot's statements: the unit note spans both header rows, the years sit on the second."""
+    """Home Depot's statements: the unit note spans both header rows, the years below it."""
     html = b"""<html><body><table>
     <tr><td colspan="3" rowspan="2">in millions, except per share data</td>
         <td colspan="3">Fiscal</td><td colspan="3">Fiscal</td></tr>

@@ -86,3 +86,11 @@ def test_a_loose_synonym_or_an_unasked_qualifier_does_not_name_the_metric() -> N
     assert named(
         "Long-term debt?", "Total non-current portion of term debt | 2024: 9,713 | (in millions)"
     )
+
+
+def test_a_row_named_only_by_its_qualified_group_does_not_name_the_total() -> None:
+    words = metric_words("Walmart total liabilities FY25", "Walmart Inc.")
+    assert not names("Current liabilities: Short-term borrowings | 2025: 3,068 | 2024: 878", words)
+    assert names("Total liabilities | 2025: 163,131 | 2024: 161,828", words)
+    cash = metric_words("Walmart cash and cash equivalents FY25", "Walmart Inc.")
+    assert names("Current assets: Cash and cash equivalents | 2025: 9,037 | 2024: 9,867", cash)

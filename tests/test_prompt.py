@@ -109,6 +109,53 @@ def test_the_window_keeps_the_rows_that_match_the_question_within_budget() -> No
     assert CHUNK[window.start : window.end] == window.text
 
 
+BALANCE_SHEET = (
+    "Current liabilities: Accounts payable | 2024: 3,829 | 2023: 3,683\n"
+    "Current liabilities: Total current liabilities | 2024: 5,254 | 2023: 5,106\n"
+    "Debt due after one year | 2024: 29,767 | 2023: 31,156\n"
+    "Deferred income taxes | 2024: 13,289 | 2023: 13,123\n"
+    "Total liabilities | 2024: 50,825 | 2023: 52,344\n"
+    "Common shares, $2.50 par value | 2024: 2,779 | 2023: 2,779"
+)
+
+
+def test_the_row_naming_only_what_was_asked_wins_a_tie() -> None:
+    window = best_window(BALANCE_SHEET, "Total liabilities at year-end 2024?", 60)
+    assert window.text == "Total liabilities | 2024: 50,825 | 2023: 52,344"
+
+
+INCOME_STATEMENT = (
+    "Operating expenses: Total operating expenses | 2024: 14,537 | 2023: 15,037\n"
+    "Operating income | 2024: 9,713 | 2023: 9,082\n"
+    "Interest expense | 2024: (1,269) | 2023: (1,340)\n"
+    "Net income | 2024: 6,747 | 2023: 6,379\n"
+    "Earnings per share - basic | 2024: 11.10 | 2023: 10.47"
+)
+
+
+def test_a_synonym_counts_less_than_the_question_s_own_word() -> None:
+    # "income" stands for "earnings" too, but the row saying "operating income" is the answer.
+    window = best_window(INCOME_STATEMENT, "What operating income did it record in 2024?", 50)
+    assert window.text == "Operating income | 2024: 9,713 | 2023: 9,082"
+
+
+def test_year_end_finds_the_end_of_year_row_not_the_beginning() -> None:
+    text = (
+        "Cash and cash equivalents at beginning of year | Fiscal 2023: 2,757 | (in millions)\n"
+        "Cash and cash equivalents at end of year | Fiscal 2023: 3,760 | (in millions)"
+    )
+    question = "How much cash and cash equivalents did it have at fiscal year-end 2023?"
+    assert best_window(text, question, 90).text.startswith("Cash and cash equivalents at end")
+
+
+def test_the_window_grows_toward_the_better_matching_neighbour() -> None:
+    window = best_window(INCOME_STATEMENT, "Interest expense and net income in 2024", 100)
+    assert window.text.splitlines() == [
+        "Interest expense | 2024: (1,269) | 2023: (1,340)",
+        "Net income | 2024: 6,747 | 2023: 6,379",
+    ]
+
+
 def test_a_short_chunk_is_kept_whole() -> None:
     window = best_window("Revenue was 5.", "revenue", 400)
     assert (window.start, window.end, window.text) == (0, 14, "Revenue was 5.")

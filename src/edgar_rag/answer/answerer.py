@@ -53,8 +53,8 @@ class AnswerSettings:
     """The knobs of answering; the defaults are the measured ones (docs/answering.md)."""
 
     search_k: int = 5
-    passages_in_prompt: int = 3
-    passage_chars: int = 300
+    passages_in_prompt: int = 5
+    passage_chars: int = 180
     gate: str = "none"
     cosine_threshold: float = 0.0
     max_tokens: int = 120

@@ -13,9 +13,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from edgar_rag.answer.metric import question_stems, text_stems
+from edgar_rag.answer.metric import (
+    lower_words,
+    question_weights,
+    text_stems,
+    unasked_qualifiers,
+)
 
 _PIECE = re.compile(r"[^\n]+")
+_DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“])")
 
 
@@ -41,23 +47,48 @@ def _pieces(text: str) -> list[tuple[int, int]]:
 
 
 def best_window(text: str, question: str, budget_chars: int) -> Window:
-    """The contiguous run of lines/sentences within ``budget_chars`` sharing most words with the
-    question (ties go to the earliest). A piece longer than the budget is cut at a space."""
+    """The line or sentence that best matches the question, grown by its best-matching
+    neighbours while the budget allows. A piece longer than the budget is cut at a space.
+
+    A piece scores the weights of the question's stems it holds (a synonym counts half), less one
+    for each qualifier its label adds that the question does not say (``Deferred income taxes``
+    for a question on income taxes). Among equals, a piece printing a figure goes before a
+    heading, then the one whose row label (its group left out) has the fewest words the question
+    does not say (``Total liabilities`` over ``Total assets and liabilities``), then the
+    earliest.
+    """
     if len(text) <= budget_chars:
         return Window(0, len(text), text)
-    wanted = question_stems(question)
+    weights = question_weights(question)
+    asked = lower_words(question)
     pieces = _pieces(text)
-    scores = [len(wanted & text_stems(text[a:b])) for a, b in pieces]
-    best: tuple[int, int, int] = (-1, 0, 0)
-    for first in range(len(pieces)):
-        total = 0
-        for last in range(first, len(pieces)):
-            if pieces[last][1] - pieces[first][0] > budget_chars and last > first:
-                break
-            total += scores[last]
-            if total > best[0]:
-                best = (total, first, last)
-    _, first, last = best
+    if not pieces:
+        return Window(0, 0, "")
+    scores = [sum(weights.get(s, 0.0) for s in text_stems(text[a:b])) for a, b in pieces]
+
+    def rank(index: int) -> tuple[float, bool, int, int]:
+        start, end = pieces[index]
+        label = text[start:end].split(" | ", 1)[0]
+        qualified = len(unasked_qualifiers(label, asked))
+        extra = len(text_stems(label.rpartition(":")[2]) - weights.keys())
+        return (
+            scores[index] - qualified,
+            _DIGIT.search(text, start, end) is not None,
+            -extra,
+            -index,
+        )
+
+    first = last = max(range(len(pieces)), key=rank)
+    while True:
+        grown = []
+        if first > 0 and pieces[last][1] - pieces[first - 1][0] <= budget_chars:
+            grown.append((scores[first - 1], 1, first - 1))
+        if last + 1 < len(pieces) and pieces[last + 1][1] - pieces[first][0] <= budget_chars:
+            grown.append((scores[last + 1], 0, last + 1))
+        if not grown:
+            break
+        _, upward, index = max(grown)
+        first, last = (index, last) if upward else (first, index)
     start, end = pieces[first][0], pieces[last][1]
     if end - start > budget_chars:
         cut = text.rfind(" ", start, start + budget_chars)

@@ -30,6 +30,8 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("dividends", "dividend"),
     ("cash", "equivalents"),
     ("flow", "flows", "activities"),
+    ("end", "ending", "ended"),
+    ("long-term", "noncurrent"),
 )
 """Words that name the same figure; a question word in a group stands for all of it."""
 
@@ -45,9 +47,9 @@ depreciation row's "Operating expenses")."""
 _STRICT = {"profit": ("profit", "earnings", "net")}
 """Synonyms too loose to say that a line names the metric: "gross profit" is not "Operating
 income", though a window for a profit question should still show the income rows."""
-QUALIFIERS = frozenset({"current", "other", "deferred", "preferred"})
+QUALIFIERS = frozenset({"current", "other", "deferred", "preferred", "before"})
 """Words that make a row another line item than the one asked unless the question says them:
-"Total current liabilities" is not "total liabilities"."""
+"Total current liabilities" is not "total liabilities", "Income before income taxes" is no tax."""
 DISTINGUISHING = frozenset({"gross", "operating", "diluted", "basic"})
 """Words that, when the question says them, the line must say too: "operating income" is not
 "Net income", "diluted EPS" is not the basic row."""
@@ -59,18 +61,37 @@ _GROUP_OF = {word: group for group in SYNONYM_GROUPS for word in group}
 
 
 def stem(word: str) -> str:
+    """The word's first letters, a short plural made singular first ("taxes" is "tax", "assets"
+    "asset"), since its first six letters would keep the "s"."""
+    if len(word) <= STEM_CHARS + 1 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-2] if word.endswith("xes") else word[:-1]
     return word[:STEM_CHARS]
 
 
 def text_stems(text: str) -> frozenset[str]:
     """The stems of ``text``'s words of three letters or more."""
-    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2)
+    return frozenset(stem(w) for w in lower_words(text) if len(w) > 2)
 
 
-def question_stems(question: str, ignore: Iterable[str] = ()) -> frozenset[str]:
-    """The stems of the question's content words and their synonyms, without ``ignore``."""
-    ignored = {stem(i) for i in ignore}
-    return expand(w for w in query_terms(question) if stem(w) not in ignored)
+def lower_words(text: str) -> list[str]:
+    """Lower-case words; "non-current" is one word, so that it never reads as "current"."""
+    return _WORD.findall(text.lower().replace("non-current", "noncurrent"))
+
+
+SYNONYM_WEIGHT = 0.5
+"""What a synonym of a question's word counts for, against the word itself: "operating income"
+is the ``Operating income`` row before the ``Earnings per share`` row its synonym finds."""
+
+
+def question_weights(question: str) -> dict[str, float]:
+    """The stems of the question's content words (hyphenated ones split: "year-end" is "end of
+    year") at 1, and of their synonyms at ``SYNONYM_WEIGHT``."""
+    terms = query_terms(question)
+    words = [part for w in terms for part in w.split("-") if part]
+    own = {stem(w) for w in words if len(w) > 2 or w in _GROUP_OF}
+    weights = dict.fromkeys(expand([*terms, *words]), SYNONYM_WEIGHT)
+    weights.update(dict.fromkeys(own, 1.0))
+    return weights
 
 
 def expand(words: Iterable[str], *, strict: bool = False) -> frozenset[str]:
@@ -107,17 +128,29 @@ def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[st
     claims = find_figures(answer)
     if not wanted or not claims:
         return True
-    unsaid = QUALIFIERS - set(words)
     required = DISTINGUISHING & set(words)
     for passage in passages:
         for line in passage.splitlines():
             printed = passage_figures(line)
             if not any(supports(p, c) for p in printed for c in claims):
                 continue
-            label = line.split(" | ")[0].rsplit(":", 1)[-1] if " | " in line else ""
-            label_words = _WORD.findall(label.lower().replace("non-current", "noncurrent"))
-            qualified = bool(unsaid & set(label_words))
             said = text_stems(line)
-            if wanted & said and not qualified and {stem(w) for w in required} <= said:
+            if not wanted & said or not {stem(w) for w in required} <= said:
+                continue
+            if " | " not in line:
+                return True
+            group, _, label = line.split(" | ")[0].rpartition(":")
+            # The row's own label must add no unasked qualifier; its group's label neither, when
+            # only the group names the metric ("Current liabilities: Short-term borrowings" is
+            # no total of liabilities, "Earnings per share: Diluted" is diluted EPS).
+            named_by_label = bool(wanted & text_stems(label))
+            if not unasked_qualifiers(label, words) and (
+                named_by_label or not unasked_qualifiers(group, words)
+            ):
                 return True
     return False
+
+
+def unasked_qualifiers(label: str, question_words: Iterable[str]) -> frozenset[str]:
+    """The qualifiers (``current``, ``deferred`` …) that ``label`` says and the question not."""
+    return (QUALIFIERS - set(question_words)) & set(lower_words(label))
