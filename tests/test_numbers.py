@@ -220,11 +220,11 @@ def test_a_change_cell_is_a_negative_percent_under_its_header_and_is_not_rescale
     ]
 
 
-def test_a_prose_figure_keeps_its_scale_word_and_sits_under_no_header() -> None:
+def test_a_prose_figure_keeps_its_scale_word_and_sits_under_the_year_after_it() -> None:
     printed = passage_figures(f"{SALES_ROW}\n{PROSE}")[3:]
     assert [(p.value, p.figure.is_percent, p.header, p.label) for p in printed] == [
         (6, True, None, None),
-        (pytest.approx(25.1e9), False, None, None),
+        (pytest.approx(25.1e9), False, "2025", None),
     ]
 
 
@@ -270,3 +270,19 @@ def test_signs_are_compared_as_absolute_values() -> None:
     assert supports(china_change, only_figure("a decline of 4%"))
     loss = passage_figures("Net loss | 2025: (1,049) | (in millions)")[0]
     assert supports(loss, only_figure("a loss of $1,049 million"))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "year"),
+    [
+        ("We paid $384 million of back wages in 2023.", "2023"),
+        ("Sales rose in 2024 compared to 2023 due to $384 million of payments in 2023.", "2023"),
+        ("In 2024 we repurchased $9.7 billion, after $5.0 billion in 2023.", None),
+        ("As of December 31, 2024 and 2023, the liability was $1,675 and $1,640.", None),
+        ("Net sales rose 6% in 2025.", None),
+    ],
+)
+def test_a_prose_figure_takes_the_only_year_or_the_one_right_after_it(
+    sentence: str, year: str | None
+) -> None:
+    assert passage_figures(sentence)[0].header == year

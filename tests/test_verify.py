@@ -189,8 +189,23 @@ def test_a_change_cell_belongs_to_the_year_column_before_it() -> None:
     assert "fiscal 2024 column" in prior.detail
 
 
-def test_a_prose_figure_passes_the_period_check() -> None:
-    assert verify("Total net sales grew by $25.1 billion [4].", frozenset({2023})).ok
+def test_a_prose_amount_is_held_to_the_year_its_sentence_gives_it() -> None:
+    # "$25.1 billion during 2025 compared to 2024": the amount is 2025's.
+    assert verify("Total net sales grew by $25.1 billion [4].", FY2025).ok
+    other = verify("Total net sales grew by $25.1 billion [4].", frozenset({2024}))
+    assert other.reason is Reason.UNSUPPORTED_CLAIM
+    assert other.detail is not None
+    assert "cites the fiscal 2025 column, but the question asks about fiscal 2024" in other.detail
+    assert "25.1" not in other.detail
+
+
+def test_a_number_no_figure_reads_is_never_passed_as_a_sentence_without_figures() -> None:
+    cut_off = verify("Long-term debt was $1,234,567,890,000,0")
+    assert cut_off.reason is Reason.UNSUPPORTED_CLAIM
+    assert cut_off.detail is not None
+    assert "no figure reads" in cut_off.detail
+    assert "1,234" not in cut_off.detail
+    assert verify("Sales were $1,2345 million [1].").reason is Reason.UNSUPPORTED_CLAIM
 
 
 def test_no_asked_years_means_no_period_check() -> None:

@@ -120,35 +120,79 @@ def metric_words(question: str, company: str | None) -> tuple[str, ...]:
 
 
 def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[str]) -> bool:
-    """Some figure the answer states is printed on a line (a table row with its label, a
-    sentence) of the cited passages that names the metric, and, for a table row, whose own label
-    adds no qualifier the question does not say; true when the answer states no figure or the
-    question names no metric."""
+    """Some figure the answer states is printed on a line (a table row, a sentence) of the cited
+    passages that names what the question asks; true when the answer states no figure or the
+    question names no metric.
+
+    A line names the metric when it says at least half of the question's metric words (each
+    with its synonyms), every distinguishing word the question says (``diluted``; ``net`` beside
+    a word for profit), and no qualifier the question does not say. A table row must do so in
+    its own label, not only through its group ("Shareholders' equity: Retained earnings" is no
+    equity total), unless its own label says nothing but ``Total`` or the like.
+    """
+    words = list(words)
     wanted = expand(words, strict=True)
     claims = find_figures(answer)
     if not wanted or not claims:
         return True
-    required = DISTINGUISHING & set(words)
+    asked = _asked_words(words)
+    required = {stem(w) for w in DISTINGUISHING & set(words)}
+    if "net" in words and set(words) & set(_GROUP_OF["profit"]):
+        required.add("net")
     for passage in passages:
         for line in passage.splitlines():
             printed = passage_figures(line)
             if not any(supports(p, c) for p in printed for c in claims):
                 continue
-            said = text_stems(line)
-            if not wanted & said or not {stem(w) for w in required} <= said:
-                continue
-            if " | " not in line:
-                return True
-            group, _, label = line.split(" | ")[0].rpartition(":")
-            # The row's own label must add no unasked qualifier; its group's label neither, when
-            # only the group names the metric ("Current liabilities: Short-term borrowings" is
-            # no total of liabilities, "Earnings per share: Diluted" is diluted EPS).
-            named_by_label = bool(wanted & text_stems(label))
-            if not unasked_qualifiers(label, words) and (
-                named_by_label or not unasked_qualifiers(group, words)
+            naming = _naming_text(line, words)
+            said = text_stems(naming or "")
+            if (
+                naming is not None
+                and wanted & said
+                and required <= said
+                and 2 * sum(_says(word, said) for word in asked) >= len(asked)
             ):
                 return True
     return False
+
+
+def _naming_text(line: str, words: Iterable[str]) -> str | None:
+    """What must name the metric on a line: a sentence whole; a table row's own label, without
+    an unasked qualifier, or, when the label says nothing but ``Total``, the label with its
+    group (None when the group adds an unasked qualifier: "Current liabilities: Total")."""
+    if " | " not in line:
+        return line
+    group, _, label = line.split(" | ", maxsplit=1)[0].rpartition(":")
+    asked = expand(words)
+    unasked = {q for q in _CHECK_QUALIFIERS if stem(q) not in asked}
+    if text_stems(label) - _GENERIC_STEMS:
+        return None if unasked & set(lower_words(label)) else label
+    return None if unasked & set(lower_words(group)) else f"{group} {label}"
+
+
+_GENERIC_STEMS = frozenset(stem(w) for w in GENERIC)
+_CHECK_QUALIFIERS = QUALIFIERS | {"gross", "restricted", "per"}
+"""The qualifiers a cited row may not add unless the question says them or a synonym of them:
+those of the window's ranking, and three more the check alone uses ("Gross profit" is no answer
+to a question on profit, cash "including restricted" is another total than cash and cash
+equivalents, dividends "per share" are not the dividends paid; "EPS" asks per share)."""
+
+
+def _asked_words(words: Iterable[str]) -> list[str]:
+    """The question's metric words counted once per synonym group, generic parts of hyphenated
+    words left out ("year-end" names nothing, "long-term" stays)."""
+    kept: dict[frozenset[str], str] = {}
+    for word in words:
+        parts = [p for p in word.split("-") if p and stem(p) not in _GENERIC_STEMS]
+        if parts:
+            kept.setdefault(expand([word], strict=True), word)
+    return list(kept.values())
+
+
+def _says(word: str, said: frozenset[str]) -> bool:
+    """``said`` holds ``word``, a synonym of it, or every part of it ("long-term debt")."""
+    parts = [p for p in word.split("-") if p]
+    return bool(expand([word], strict=True) & said) or all(stem(p) in said for p in parts)
 
 
 def unasked_qualifiers(label: str, question_words: Iterable[str]) -> frozenset[str]:

@@ -136,8 +136,46 @@ def passage_figures(text: str) -> list[PrintedFigure]:
         if " | " in line:
             printed.extend(_row_figures(line.split(" | ")))
         else:
-            printed.extend(PrintedFigure(f, (), None, None) for f in find_figures(line))
+            printed.extend(_prose_figures(line))
     return printed
+
+
+def _prose_figures(line: str) -> list[PrintedFigure]:
+    """A prose line's figures, each amount with the year its sentence gives it as its header
+    (None where the sentence does not say which year), so that a prose figure is held to the
+    period asked as a table cell is (``$384 million of payments in 2023`` is a 2023 figure)."""
+    printed = []
+    for sentence in _PROSE_SENTENCE.split(line):
+        years = [m for m in _YEAR_IN_HEADER.finditer(sentence) if not _inside_figure(m, sentence)]
+        for figure in find_figures(sentence):
+            printed.append(PrintedFigure(figure, (), _year_of(figure, sentence, years), None))
+    return printed
+
+
+def _inside_figure(year: re.Match[str], sentence: str) -> bool:
+    return sentence[year.end() : year.end() + 1].isdigit() or (
+        year.start() > 0 and sentence[year.start() - 1] in ",.$"
+    )
+
+
+def _year_of(figure: Figure, sentence: str, years: list[re.Match[str]]) -> str | None:
+    """The year a sentence gives an amount: the only year it names, or, among several, the one
+    right after the amount ("$9.7 billion in fiscal 2023"); None for a percentage, which in
+    prose compares one year with another."""
+    if figure.is_percent or not years:
+        return None
+    if len({y.group() for y in years}) == 1:
+        return years[0].group()
+    after = _YEAR_AFTER.match(sentence, figure.end)
+    return after.group("year") if after else None
+
+
+_GROUPED_RUN = re.compile(r"\d+(?:,\d+)+")
+_PROSE_SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“])")
+_YEAR_AFTER = re.compile(
+    r"(?:\s+of\s+[a-z][a-z\s-]{0,30}?)?\s+(?:in|during|for|at the end of)\s+"
+    r"(?:(?:fiscal|calendar)\s+(?:year\s+)?|the\s+(?:fiscal\s+)?year\s+)?(?P<year>(?:19|20)\d{2})\b"
+)
 
 
 def _row_figures(parts: list[str]) -> list[PrintedFigure]:
@@ -181,10 +219,28 @@ def _cell_figures(cell: str) -> tuple[str | None, list[Figure]]:
     return (header.strip() if colon else None), _find_figures(value, years_are_figures=True)
 
 
+def unread_numbers(sentence: str) -> list[tuple[int, int]]:
+    """Where ``sentence`` writes digits grouped by commas that no figure reads (``1,2345``, or a
+    figure cut off mid-group when the reply ran out of tokens): a claim the verifier cannot check,
+    so it may not pass as a sentence without figures."""
+    covered = _excluded(sentence) + [(f.start, f.end) for f in find_figures(sentence)]
+    return [
+        run.span()
+        for run in _GROUPED_RUN.finditer(sentence)
+        if not any(s <= run.start() and run.end() <= e for s, e in covered)
+    ]
+
+
+def _excluded(text: str) -> list[tuple[int, int]]:
+    """Spans that only look like figures: citation markers, references, dates."""
+    spans = [m.span() for m in MARKER.finditer(text)]
+    spans += [m.span() for m in _REFERENCE.finditer(text)]
+    spans += [m.span() for m in _DATE.finditer(text)]
+    return spans
+
+
 def _find_figures(text: str, *, years_are_figures: bool) -> list[Figure]:
-    excluded = [m.span() for m in MARKER.finditer(text)]
-    excluded += [m.span() for m in _REFERENCE.finditer(text)]
-    excluded += [m.span() for m in _DATE.finditer(text)]
+    excluded = _excluded(text)
     figures = [
         figure
         for match in _DIGIT_FIGURE.finditer(text)

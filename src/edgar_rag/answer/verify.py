@@ -2,10 +2,11 @@
 
 Reads an answer sentence by sentence and decides whether it may be shown: the answer cites a
 passage that was given, and a sentence with a figure, or a long one, cites one itself; each of
-its figures is printed in a cited passage, rounded as the sentence wrote it; a figure taken
-from a labelled table row sits in the column of a year the question asks about. A failure's
-detail quotes the sentence with its figures masked, so a decline never shows the figure it
-withheld. Pure: no I/O.
+its figures is printed in a cited passage, rounded as the sentence wrote it, and no number in it
+escapes the figure reader; a figure taken from a labelled table row sits in the column of a year
+the question asks about, and one taken from prose belongs to such a year where its sentence
+says which. A failure's detail quotes the sentence with its figures masked, so a decline never
+shows the figure it withheld. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from dataclasses import dataclass
 
 from edgar_rag.answer.numbers import (
     MARKER,
-    Figure,
     PrintedFigure,
     find_figures,
     passage_figures,
     supports,
+    unread_numbers,
 )
 from edgar_rag.domain import Reason
 
@@ -205,7 +206,10 @@ def _check_sentence(
     markers = markers_in(sentence)
     given = [m for m in markers if m in printed]
     figures = find_figures(sentence)
-    quoted = f'the sentence "{_mask_figures(sentence, figures)}"'
+    unread = unread_numbers(sentence)
+    quoted = f'the sentence "{_mask(sentence, [(f.start, f.end) for f in figures] + unread)}"'
+    if unread:
+        return Reason.UNSUPPORTED_CLAIM, f"{quoted} writes a number no figure reads, so unchecked"
     if not given:
         words = len(strip_markers(sentence).split())
         if not figures and words <= LONG_SENTENCE_WORDS:
@@ -249,11 +253,11 @@ def _fiscal(years: Sequence[int]) -> str:
     return f"fiscal {listed}"
 
 
-def _mask_figures(sentence: str, figures: Sequence[Figure]) -> str:
-    """The sentence with each figure replaced by an ellipsis, shortened for a message."""
+def _mask(sentence: str, spans: Sequence[tuple[int, int]]) -> str:
+    """The sentence with each figure's span replaced by an ellipsis, shortened for a message."""
     masked = sentence
-    for figure in reversed(figures):
-        masked = masked[: figure.start] + "…" + masked[figure.end :]
+    for start, end in sorted(spans, reverse=True):
+        masked = masked[:start] + "…" + masked[end:]
     masked = " ".join(masked.split())
     if len(masked) > _QUOTE_CHARS:
         masked = masked[: _QUOTE_CHARS - 1].rstrip() + "…"

@@ -226,6 +226,8 @@ def render_answering(run: dict[str, Any]) -> str:
     metric_stopped = sum(
         _without_metric(r) == "answered" and r["outcome"] != "answered" for r in unanswerable
     )
+    correct = sum(r["correct"] for r in answerable)
+    unmetered = [r for r in answerable if _without_metric(r) == "answered"]
     recited = sum(r.get("recited", False) for r in answerable)
     trimmed = sum(r.get("trimmed", False) for r in answerable)
     lines += [
@@ -233,7 +235,11 @@ def render_answering(run: dict[str, Any]) -> str:
         "## Figure questions",
         "",
         f"- Correct (the stated figure is the gold value, cited from a passage printing it): "
-        f"{_rate(sum(r['correct'] for r in answerable), len(answerable))}.",
+        f"{_rate(correct, len(answerable))}.",
+        f"- Answered with another figure than the gold value (a wrong answer, or a figure the "
+        f"gold set does not hold, such as buybacks from the equity statement rather than the "
+        f"cash flow statement): {_rate(len(answered) - correct, len(answered))}; without the "
+        f"metric check {_rate(len(unmetered) - unmetered_correct, len(unmetered))}.",
         f"- Wrong-period answers among answered figure questions: "
         f"{_rate(sum(r['wrong_period'] for r in answered), len(answered))} with the period-aware "
         f"check; {_rate(sum(r['wrong_period_without_check'] for r in loose), len(loose))} "
@@ -244,7 +250,7 @@ def render_answering(run: dict[str, Any]) -> str:
         f"{_rate(sum(r['correct'] for r in gold_given), len(gold_given))} and declined "
         f"{_rate(sum(r['outcome'] == 'model_declined' for r in gold_given), len(gold_given))}.",
         f"- The metric check (a figure's line in the cited passage must name the metric asked): "
-        f"{unmetered_correct} correct answers without it, {sum(r['correct'] for r in answerable)} "
+        f"{unmetered_correct} correct answers without it, {correct} "
         f"with it; it stopped {metric_stopped} false answers on the {len(unanswerable)} "
         "unanswerable questions.",
         f"- Answers the verifier corrected before showing them: {recited} of {len(answered)} with "
