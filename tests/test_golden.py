@@ -107,6 +107,22 @@ def test_the_answering_report_renders_from_the_run_alone() -> None:
     assert page == render_answering(run)
 
 
+def test_the_answering_report_counts_gold_figures_the_windows_cut_away() -> None:
+    answerable = RECORD | {"id": "y", "kind": "answerable", "period_declined": False}
+    run = {
+        "split": "dev", "generator": "scripted", "thresholds": {"AAPL": 0.3},
+        "records": [
+            answerable | {"gold_in_prompt": True, "gold_in_top": True},
+            answerable | {"id": "z", "gold_in_prompt": False, "gold_in_top": True},
+            answerable | {"id": "w", "gold_in_prompt": False, "gold_in_top": False},
+        ],
+    }  # fmt: skip
+    page = render_answering(run)
+    assert "given to the model for 1/3 = 33.3%" in page
+    assert "the same passages print it for 2/3 = 66.7%" in page
+    assert "cutting them to the context budget lost 1 of those" in page
+
+
 def test_the_retrieval_report_renders_from_its_json() -> None:
     scores = {"n": 2.0, "recall@1": 0.5, "recall@5": 1.0, "recall@10": 1.0, "mrr": 0.75}
     groups = {"all": scores, "figure": scores, "narrative-item": scores, "narrative-phrase": scores}

@@ -238,6 +238,10 @@ def test_eval_ci_catches_a_one_line_regression_that_the_unit_tests_pass(
     assert len(nvidia) > FAIL_AT, (
         "the stand-in model answers too few Nvidia questions; did the prompt's format change?"
     )
+    # A window is cut from its passage, so a gold figure it prints is in the whole passage too.
+    given = [r for r in run["records"] if r["gold_in_prompt"]]
+    assert given
+    assert all(r["gold_in_top"] for r in given)
     baseline.write_text(make_baseline(run, tape).model_dump_json(), encoding="utf-8")
     check = ["check", "--index", str(corpus_db), "--tape", str(tape), "--baseline", str(baseline)]
     check += ["--out", str(tmp_path / "run-dev.json")]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,9 @@ class CaseRecord:
     model's (a replay of a tape that kept them reports the recorded seconds)."""
     gold_in_prompt: bool = False
     """The gold figure, as displayed, is printed in the passages the model was given."""
+    gold_in_top: bool = False
+    """The gold figure is printed in one of the passages given, read whole rather than windowed:
+    what the context budget is measured against."""
     outcome_without_metric_check: str = ""
     """The outcome with the metric check off (every other check on)."""
     outcome_bare: str = ""
@@ -92,6 +95,11 @@ def _states_other_period(text: str, question: GoldenQuestion) -> bool:
     return any(_states(text, shown, None) for shown in question.other_periods)
 
 
+def _prints_gold(question: GoldenQuestion, texts: Iterable[str]) -> bool:
+    displayed = question.displayed
+    return displayed is not None and any(prints_figure(text, displayed) for text in texts)
+
+
 def run_split(
     answerer: Answerer,
     index: Any,
@@ -108,11 +116,10 @@ def run_split(
         scope = index.resolve_scope(ticker=question.ticker, fiscal_year=question.fiscal_year)
         filing = scope.filing
         prepared = answerer.prepare(question.question, scope)
-        shown = question.displayed is not None and any(
-            prints_figure(window.text, question.displayed) for window in prepared.windows
-        )
+        shown = _prints_gold(question, (window.text for window in prepared.windows))
+        whole = _prints_gold(question, (hit.passage.chunk.text for hit in prepared.given))
         if question.id in done:
-            records.append(replace(done[question.id], gold_in_prompt=shown))
+            records.append(replace(done[question.id], gold_in_prompt=shown, gold_in_top=whole))
             continue
         company = (
             directory is not None
@@ -149,6 +156,7 @@ def run_split(
                 generate_s=round(seconds, 3), prompt_tokens=generation.prompt_tokens,
                 replayed=generation.replayed and not generation.recorded_s,
                 gold_in_prompt=shown,
+                gold_in_top=whole,
                 outcome_without_metric_check=_outcome(unmetered),
                 outcome_bare=_outcome(bare),
                 correct_without_metric_check=(

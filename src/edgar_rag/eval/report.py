@@ -221,6 +221,7 @@ def render_answering(run: dict[str, Any]) -> str:
     answered = [r for r in answerable if r["outcome"] == "answered"]
     loose = [r for r in answerable if r["outcome_without_period_check"] == "answered"]
     gold_given = [r for r in answerable if r.get("gold_in_prompt", False)]
+    gold_whole = [r for r in answerable if r.get("gold_in_top", False)]
     unmetered_correct = sum(r.get("correct_without_metric_check", r["correct"]) for r in answerable)
     unanswerable = [r for r in records if r["kind"] != "answerable"]
     metric_stopped = sum(
@@ -248,7 +249,10 @@ def render_answering(run: dict[str, Any]) -> str:
         f"model for {_rate(len(gold_given), len(answerable))} of the answerable questions; of "
         f"those, the model answered correctly "
         f"{_rate(sum(r['correct'] for r in gold_given), len(gold_given))} and declined "
-        f"{_rate(sum(r['outcome'] == 'model_declined' for r in gold_given), len(gold_given))}.",
+        f"{_rate(sum(r['outcome'] == 'model_declined' for r in gold_given), len(gold_given))}. "
+        f"Read whole rather than cut to their best lines, the same passages print it for "
+        f"{_rate(len(gold_whole), len(answerable))}; cutting them to the context budget lost "
+        f"{sum(not r.get('gold_in_prompt', False) for r in gold_whole)} of those.",
         f"- The metric check (a figure's line in the cited passage must name the metric asked): "
         f"{unmetered_correct} correct answers without it, {correct} "
         f"with it; it stopped {metric_stopped} false answers on the {len(unanswerable)} "
