@@ -136,6 +136,8 @@ def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[st
     if not wanted or not claims:
         return True
     asked = _asked_words(words)
+    expanded = expand(words)
+    unasked = {q for q in _CHECK_QUALIFIERS if stem(q) not in expanded}
     required = {stem(w) for w in DISTINGUISHING & set(words)}
     if "net" in words and set(words) & set(_GROUP_OF["profit"]):
         required.add("net")
@@ -144,7 +146,7 @@ def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[st
             printed = passage_figures(line)
             if not any(supports(p, c) for p in printed for c in claims):
                 continue
-            naming = _naming_text(line, words)
+            naming = _naming_text(line, unasked)
             said = text_stems(naming or "")
             if (
                 naming is not None
@@ -156,15 +158,13 @@ def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[st
     return False
 
 
-def _naming_text(line: str, words: Iterable[str]) -> str | None:
+def _naming_text(line: str, unasked: set[str]) -> str | None:
     """What must name the metric on a line: a sentence whole; a table row's own label, without
-    an unasked qualifier, or, when the label says nothing but ``Total``, the label with its
+    an ``unasked`` qualifier, or, when the label says nothing but ``Total``, the label with its
     group (None when the group adds an unasked qualifier: "Current liabilities: Total")."""
     if " | " not in line:
         return line
     group, _, label = line.split(" | ", maxsplit=1)[0].rpartition(":")
-    asked = expand(words)
-    unasked = {q for q in _CHECK_QUALIFIERS if stem(q) not in asked}
     if text_stems(label) - _GENERIC_STEMS:
         return None if unasked & set(lower_words(label)) else label
     return None if unasked & set(lower_words(group)) else f"{group} {label}"

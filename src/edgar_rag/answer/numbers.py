@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import takewhile
 
@@ -219,11 +220,12 @@ def _cell_figures(cell: str) -> tuple[str | None, list[Figure]]:
     return (header.strip() if colon else None), _find_figures(value, years_are_figures=True)
 
 
-def unread_numbers(sentence: str) -> list[tuple[int, int]]:
-    """Where ``sentence`` writes digits grouped by commas that no figure reads (``1,2345``, or a
-    figure cut off mid-group when the reply ran out of tokens): a claim the verifier cannot check,
-    so it may not pass as a sentence without figures."""
-    covered = _excluded(sentence) + [(f.start, f.end) for f in find_figures(sentence)]
+def unread_numbers(sentence: str, figures: Sequence[Figure]) -> list[tuple[int, int]]:
+    """Where ``sentence`` writes digits grouped by commas that none of its ``figures`` (what
+    ``find_figures`` read in it) covers (``1,2345``, or a figure cut off mid-group when the reply
+    ran out of tokens): a claim the verifier cannot check, so it may not pass as a sentence
+    without figures."""
+    covered = _excluded(sentence) + [(f.start, f.end) for f in figures]
     return [
         run.span()
         for run in _GROUPED_RUN.finditer(sentence)

@@ -206,7 +206,7 @@ def _check_sentence(
     markers = markers_in(sentence)
     given = [m for m in markers if m in printed]
     figures = find_figures(sentence)
-    unread = unread_numbers(sentence)
+    unread = unread_numbers(sentence, figures)
     quoted = f'the sentence "{_mask(sentence, [(f.start, f.end) for f in figures] + unread)}"'
     if unread:
         return Reason.UNSUPPORTED_CLAIM, f"{quoted} writes a number no figure reads, so unchecked"
