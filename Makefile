@@ -9,15 +9,20 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test docs-check bench bench-load corpus items retrieval answering eval result eval-ci eval-baseline demo clean
+.PHONY: setup lock check lint test docs-check bench bench-load bench-model corpus items retrieval answering eval result eval-ci eval-baseline demo clean
 
 setup: $(BIN)/edgar-rag
+
+# llama.cpp is compiled for this machine's CPU but never with AMX: on a CPU with AMX its AMX
+# kernels crash the default model on the first decode (RUNTIME.md). The model process also turns
+# weight repacking off on any build that has them (src/edgar_rag/model/worker.py).
+NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
 
 $(BIN)/edgar-rag: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet uv==0.13.8
-	$(UV) pip install --python $(BIN)/python --require-hashes --find-links $(FIND_LINKS) \
-	  -r requirements.lock
+	CFLAGS="$(NO_AMX)" CXXFLAGS="$(NO_AMX)" $(UV) pip install --python $(BIN)/python \
+	  --require-hashes --find-links $(FIND_LINKS) -r requirements.lock
 	$(UV) pip install --python $(BIN)/python --no-deps -e .
 	touch $@
 
@@ -58,6 +63,12 @@ bench: build/corpus.db
 	$(BIN)/python -m edgar_rag.bench.ingest --corpus $(CORPUS) --index build/corpus.db \
 	  --out docs/performance.json
 	$(MAKE) bench-load
+	$(MAKE) bench-model
+
+# The local model process: weight repacking on and off side by side, then `edgar-rag ask` as a
+# new process, cold and warm, over the golden dev questions (docs/performance.*).
+bench-model: build/corpus.db
+	$(BIN)/python -m edgar_rag.bench.model --index build/corpus.db --out docs/performance.json
 
 # The HTTP service under load, into docs/performance.*: `edgar-rag serve` on loopback replaying
 # a tape under build/bench/, recorded with the local model when missing or when a prompt changed.

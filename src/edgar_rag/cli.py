@@ -22,15 +22,17 @@ from edgar_rag.compose import (
     build_company_list,
     build_edgar_client,
     build_embedder,
+    build_model_process,
     build_searcher,
     open_index,
 )
 from edgar_rag.config import Settings, load_settings
 from edgar_rag.domain import FilingMeta, RawFiling
-from edgar_rag.errors import EdgarRagError, NotFoundError
+from edgar_rag.errors import EdgarRagError, NotFoundError, SourceError
 from edgar_rag.indexer import FilingSource, IngestResult, Outcome, index_filings
 from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.model.process import describe_status, status_json
 from edgar_rag.service.shapes import filing_entry_json, hit_json
 
 log = logging.getLogger("edgar_rag")
@@ -260,7 +262,7 @@ def ask(
     settings = _settings(db)
     index = open_index(settings)
     scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
-    answerer = build_answerer(settings, index, progress=_model_progress)
+    answerer = build_answerer(settings, index, progress=_model_progress, announce=_announce)
     response = answerer.answer(question, scope, gate)
     index.close()
     if as_json:
@@ -273,6 +275,53 @@ def _model_progress(done: int, total: int) -> None:
     click.echo(f"\rassembling the local model: {done * 100 // max(total, 1)}%", nl=False, err=True)
     if done >= total:
         click.echo("", err=True)
+
+
+def _announce(line: str) -> None:
+    click.echo(line, err=True)
+
+
+@main.group()
+def model() -> None:
+    """The local model process that `ask` and `serve` share: see it, start it, stop it."""
+
+
+@model.command(name="status")
+@json_option
+def model_status(as_json: bool) -> None:
+    """Show the running local model process, if any."""
+    process = build_model_process(load_settings(), _model_progress)
+    status = process.status()
+    process.close()
+    if as_json:
+        click.echo(json.dumps(status_json(status, process), indent=2))
+    elif status is None:
+        click.echo(f"not running (it starts on the first question; log: {process.log_path})")
+    else:
+        click.echo(describe_status(status, process))
+
+
+@model.command(name="start")
+def model_start() -> None:
+    """Start the local model process now (`ask` and `serve` start it on first use)."""
+    process = build_model_process(load_settings(), _model_progress, _announce)
+    process.ensure()
+    status = process.status()
+    process.close()
+    if status is None:
+        raise SourceError(
+            f"the local model process stopped right after starting; see {process.log_path}"
+        )
+    click.echo(describe_status(status, process))
+
+
+@model.command(name="stop")
+def model_stop() -> None:
+    """Stop the local model process (a request it is answering finishes first)."""
+    process = build_model_process(load_settings(), _model_progress)
+    stopped = process.stop()
+    process.close()
+    click.echo("not running" if stopped is None else f"stopped (pid {stopped.pid})")
 
 
 @main.command()

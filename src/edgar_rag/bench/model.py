@@ -1,0 +1,235 @@
+"""``make bench-model``: the local model process, measured as a user meets it.
+
+1. **Load parameters side by side**: one model process per configuration (weight repacking on
+   and off), all running at once and asked the same golden dev prompts in turn, so each
+   configuration meets the same machine; llama.cpp's own counters give prompt and generated
+   tokens per second.
+2. **``edgar-rag ask`` as a new process**, over golden dev questions on ``build/corpus.db``:
+   *cold* (no model process: each call starts one) and *warm* (the process is running).
+
+Written into the ``model`` entry of docs/performance.json and rendered in docs/performance.md;
+the rest of that file is kept as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from edgar_rag.answer.local_model import MODEL_FILE, assemble_model
+from edgar_rag.model.process import ModelProcess
+from edgar_rag.model.state import ModelOptions
+
+GOLDEN = Path("data/golden/questions.jsonl")
+TAPE = Path("data/golden/tape-dev.jsonl")
+_CPU_FLAGS = ("avx2", "avx512f", "avx512_vnni", "amx_tile", "amx_int8", "amx_bf16")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    name: str
+    repack: bool
+
+
+CONFIGS = (Config("repack off", False), Config("repack on", True))
+
+
+def cpu_flags() -> list[str]:
+    """The CPU features llama.cpp's kernels depend on, as /proc/cpuinfo names them."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return []
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines()
+                  if line.startswith("flags")), [])  # fmt: skip
+    return [flag for flag in _CPU_FLAGS if flag in flags]
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    question: str
+    ticker: str
+    fiscal_year: int
+
+
+def dev_questions() -> list[Question]:
+    """The golden set's dev-split questions (``edgar_rag.eval.golden`` writes them)."""
+    with GOLDEN.open(encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines if line.strip()]
+    return [
+        Question(row["id"], row["question"], row["ticker"], row["fiscal_year"])
+        for row in rows
+        if row["split"] == "dev"
+    ]
+
+
+def tape_prompts(count: int) -> list[dict[str, Any]]:
+    """The first ``count`` recorded dev prompts (messages, temperature, max_tokens)."""
+    prompts = []
+    with TAPE.open(encoding="utf-8") as tape:
+        for line in tape:
+            entry = json.loads(line)
+            prompts.append({key: entry[key] for key in ("messages", "temperature", "max_tokens")})
+            if len(prompts) == count:
+                break
+    return prompts
+
+
+@contextmanager
+def _process(model: Path, folder: Path, options: ModelOptions) -> Iterator[ModelProcess]:
+    folder.mkdir(parents=True)
+    (folder / MODEL_FILE).symlink_to(model)
+    process = ModelProcess(folder / MODEL_FILE, folder, options)
+    try:
+        yield process
+    finally:
+        process.stop()
+        process.close()
+
+
+def measure_configs(model: Path, prompts: Sequence[dict[str, Any]], threads: int) -> dict[str, Any]:
+    """Each configuration's load time and tokens per second over the same prompts, in turn."""
+    rows: dict[str, dict[str, Any]] = {}
+    with ExitStack() as stack, tempfile.TemporaryDirectory() as scratch:
+        urls = {}
+        for config in CONFIGS:
+            options = ModelOptions(threads=threads, repack=config.repack, idle_s=3600)
+            process = stack.enter_context(_process(model, Path(scratch) / config.name, options))
+            started = time.perf_counter()
+            state = process.ensure()
+            urls[config.name] = state.url
+            rows[config.name] = {
+                "repack": state.options.repack,
+                "load_s": round(time.perf_counter() - started, 2),
+                "timings": [],
+                "texts": [],
+            }
+        with httpx.Client(timeout=600) as http:
+            for prompt in prompts:
+                for config in CONFIGS:
+                    reply = http.post(f"{urls[config.name]}/v1/chat/completions", json=prompt)
+                    reply.raise_for_status()
+                    answer = reply.json()
+                    rows[config.name]["timings"].append(answer["timings"])
+                    rows[config.name]["texts"].append(answer["choices"][0]["message"]["content"])
+    default = rows[CONFIGS[0].name]["texts"]
+    for row in rows.values():
+        row["same_text_as_default"] = sum(
+            a == b for a, b in zip(row.pop("texts"), default, strict=True)
+        )
+    return {name: _speeds(row) for name, row in rows.items()}
+
+
+def _speeds(row: dict[str, Any]) -> dict[str, Any]:
+    timings = row.pop("timings")
+    prompt_tokens = sum(t["prompt_evaluated"] for t in timings)
+    generated = sum(t["generated"] for t in timings)
+    return {
+        **row,
+        "requests": len(timings),
+        "prompt_tokens": prompt_tokens,
+        "prompt_tok_s": round(prompt_tokens / (sum(t["prompt_ms"] for t in timings) / 1000), 1),
+        "generated_tokens": generated,
+        "generate_tok_s": round(generated / (sum(t["generate_ms"] for t in timings) / 1000), 1),
+        "request_s_p50": round(statistics.median(t["seconds"] for t in timings), 2),
+    }
+
+
+def _environment(db: Path, model_dir: Path, threads: int) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EDGAR_RAG_")}
+    return env | {
+        "EDGAR_RAG_DB": str(db),
+        "EDGAR_RAG_MODEL_DIR": str(model_dir),
+        "EDGAR_RAG_MODEL_THREADS": str(threads),
+        "EDGAR_RAG_MODEL_IDLE_S": "3600",
+    }
+
+
+def _cli(*args: str) -> list[str]:
+    return [str(Path(sys.executable).parent / "edgar-rag"), *args]
+
+
+def measure_asks(db: Path, model_dir: Path, threads: int, every: int) -> dict[str, Any]:
+    """``edgar-rag ask`` wall seconds per dev question, cold and warm, on the user's model cache
+    (its model file, its exported embedder, its model process)."""
+    asked = dev_questions()[::every]
+    seconds: dict[str, list[float]] = {"cold": [], "warm": []}
+    failures: dict[str, int] = {"cold": 0, "warm": 0}
+    env = _environment(db, model_dir, threads)
+    try:
+        for mode in ("cold", "warm"):
+            for question in asked:
+                if mode == "cold":
+                    subprocess.run(_cli("model", "stop"), env=env, check=True, capture_output=True)
+                command = _cli("ask", question.question, "--ticker", question.ticker,
+                               "--year", str(question.fiscal_year), "--json")  # fmt: skip
+                started = time.perf_counter()
+                done = subprocess.run(command, env=env, check=False, capture_output=True)
+                seconds[mode].append(time.perf_counter() - started)
+                failures[mode] += done.returncode != 0
+    finally:
+        subprocess.run(_cli("model", "stop"), env=env, check=False, capture_output=True)
+    return {
+        mode: {
+            "questions": len(values),
+            "failed": failures[mode],
+            "p50_s": round(statistics.median(values), 2),
+            "p95_s": round(_percentile(values, 0.95), 2),
+        }
+        for mode, values in seconds.items()
+    }
+
+
+def _percentile(values: Sequence[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--index", type=Path, default=Path("build/corpus.db"))
+    parser.add_argument("--model-dir", type=Path, default=Path.home() / ".cache" / "edgar-rag")
+    parser.add_argument("--prompts", type=int, default=8, help="dev prompts per configuration")
+    parser.add_argument("--every", type=int, default=1, help="ask every Nth dev question")
+    parser.add_argument("--skip-asks", action="store_true", help="measure the configurations only")
+    parser.add_argument("--out", type=Path, default=Path("docs/performance.json"))
+    args = parser.parse_args(argv)
+    data = json.loads(args.out.read_text(encoding="utf-8"))
+    model = assemble_model(args.model_dir)
+    threads = os.cpu_count() or 1
+    entry: dict[str, Any] = dict(data.get("model") or {})
+    entry |= {
+        "cpu_flags": cpu_flags(),
+        "threads": threads,
+        "configs": measure_configs(model, tape_prompts(args.prompts), threads),
+    }
+    if not args.skip_asks:
+        if not args.index.is_file():
+            raise SystemExit(f"{args.index} is missing: run `make build/corpus.db` first")
+        entry["ask"] = measure_asks(args.index, args.model_dir, threads, args.every)
+        entry["ask_of"] = len(dev_questions())
+        entry["ask_every"] = args.every
+    data["model"] = entry
+    args.out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    from edgar_rag.bench.report import write_performance  # noqa: PLC0415
+
+    write_performance(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

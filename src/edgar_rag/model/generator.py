@@ -1,0 +1,56 @@
+"""The default generator: the local model, reached in its own process (``process.py``).
+
+A worker that dies during a request (a native crash in llama.cpp, the out-of-memory killer)
+costs that request a ``SourceError`` naming the cause (the service answers 502, the CLI prints
+one line); the next request starts a new worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import httpx
+
+from edgar_rag.answer.generators import GeneratorTimeout, OpenAICompatibleGenerator
+from edgar_rag.answer.local_model import MODEL_NAME
+from edgar_rag.domain import Generation, Prompt
+from edgar_rag.errors import SourceError
+from edgar_rag.model.process import ModelProcess
+
+_DEATH_WAIT_S = 2.0
+"""How long a failed request waits for the worker's exit to show, before blaming the network."""
+
+
+class LocalModelGenerator:
+    """Answers through the local model process, starting it on first use."""
+
+    def __init__(self, process: ModelProcess, timeout_s: float) -> None:
+        self._process = process
+        self._timeout_s = timeout_s
+        self._http = httpx.Client()
+
+    @property
+    def name(self) -> str:
+        return MODEL_NAME
+
+    def __repr__(self) -> str:
+        return f"LocalModelGenerator({self._process!r})"
+
+    def generate(self, prompt: Prompt) -> Generation:
+        worker = self._process.ensure()
+        client = OpenAICompatibleGenerator(
+            self._http, f"{worker.url}/v1", MODEL_NAME, None, self._timeout_s
+        )
+        try:
+            generation = client.generate(prompt)
+        except GeneratorTimeout:
+            raise
+        except SourceError as exc:
+            cause = self._process.death(worker.pid, wait_s=_DEATH_WAIT_S)
+            if cause is None:
+                raise
+            raise SourceError(
+                f"the local model process died while answering ({cause}); the next request "
+                f"starts it again (log: {self._process.log_path})"
+            ) from exc
+        return replace(generation, model=MODEL_NAME)
