@@ -177,6 +177,15 @@ def test_the_worker_stops_by_itself_when_idle_and_removes_its_state(model_dir: P
     assert "stopped: no request for 1 s" in (model_dir / "model-process.log").read_text()
 
 
+@pytest.mark.slow
+def test_a_worker_nobody_can_find_stops_by_itself(model_dir: Path) -> None:
+    process = ModelProcess(model_dir / MODEL_FILE, model_dir, OPTIONS)
+    state = process.ensure()
+    (model_dir / STATE_FILE).unlink()
+    assert process.death(state.pid, wait_s=30) is not None
+    assert "no longer names this process" in (model_dir / "model-process.log").read_text()
+
+
 @pytest.fixture
 def local_settings(model_dir: Path, sample_dir: Path) -> Settings:
     db = model_dir.parent / "index.db"

@@ -104,7 +104,8 @@ def _process(model: Path, folder: Path, options: ModelOptions) -> Iterator[Model
 def measure_configs(model: Path, prompts: Sequence[dict[str, Any]], threads: int) -> dict[str, Any]:
     """Each configuration's load time and tokens per second over the same prompts, in turn."""
     rows: dict[str, dict[str, Any]] = {}
-    with ExitStack() as stack, tempfile.TemporaryDirectory() as scratch:
+    # The processes stop before their folders go (ExitStack is left first).
+    with tempfile.TemporaryDirectory() as scratch, ExitStack() as stack:
         urls = {}
         for config in CONFIGS:
             options = ModelOptions(threads=threads, repack=config.repack, idle_s=3600)

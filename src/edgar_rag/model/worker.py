@@ -37,6 +37,7 @@ from edgar_rag.model.state import (
     ModelOptions,
     WorkerState,
     log_prefix,
+    read_state,
     remove_state,
     write_state,
 )
@@ -290,12 +291,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if worker.idle_for() >= options.idle_s:
             reason = f"stopped: no request for {options.idle_s:g} s"
             break
+        if not _owns(args.state, pid):
+            # Nobody can find this process any more (its run folder was removed, or another
+            # worker took its place): it would only hold memory.
+            reason = f"stopped: {args.state} no longer names this process"
+            break
     remove_state(args.state, pid)
     server.shutdown()
     server.server_close()
     llama.close()
     log(reason)
     return 0
+
+
+def _owns(state_file: Path, pid: int) -> bool:
+    state = read_state(state_file)
+    return state is not None and state.pid == pid
 
 
 if __name__ == "__main__":
