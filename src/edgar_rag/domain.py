@@ -92,6 +92,24 @@ class FilingMeta:
 
 
 @dataclass(frozen=True, slots=True)
+class FilingSummary:
+    """One indexed filing, as ``edgar-rag filings`` lists it."""
+
+    filing_id: int
+    ticker: str | None
+    cik: int | None
+    company: str
+    fiscal_year: int
+    accession: str | None
+    form: str
+    items: int
+    chunks: int
+    facts: int
+    years_reported: tuple[int, ...]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class Section:
     """One Item of a 10-K (or the cover before Item 1), as a span of the filing's clean text."""
 

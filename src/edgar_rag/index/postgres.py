@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import date
 from typing import Any, LiteralString
 
 import numpy as np
@@ -21,12 +20,11 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import DictRow, dict_row
 
 from edgar_rag.domain import (
-    Chunk,
-    ChunkKind,
     EmbedderIdentity,
     Fact,
     FactRef,
     FilingMeta,
+    FilingSummary,
     ParsedFiling,
     Passage,
     Scope,
@@ -36,13 +34,16 @@ from edgar_rag.domain import (
 from edgar_rag.errors import ConfigError, IndexMismatchError, NotFoundError, SourceError
 from edgar_rag.index.schema import (
     SCHEMA_VERSION,
-    FilingSummary,
+    Row,
+    fact_ref_from_row,
     identity_fields,
     identity_from_fields,
     meta_from_row,
     meta_row,
-    pick_filing,
-    scope_key,
+    passages_from_rows,
+    resolve_scope,
+    same_filing_key,
+    summary_from_row,
 )
 
 # The embedding column has no fixed dimension here: the embedder, and so N, is known only when
@@ -100,7 +101,6 @@ MIGRATIONS: tuple[tuple[str, LiteralString], ...] = (("m001_initial", _M001_INIT
 _MIGRATION_LOCK = 0x65646761  # any constant: serialises two processes migrating one database
 _EF_SEARCH = 100
 """HNSW candidate list for corpus-wide search; pgvector's default is 40 (at most 1000)."""
-_CHUNK_FIELDS = ("ordinal", "item", "title", "start", "end", "text")
 _CHUNK_TYPES = ("int8", "int4", "text", "text", "int4", "int4", "text", "text", "vector")
 
 
@@ -204,7 +204,7 @@ class PostgresIndex:
         }
         matrix = np.ascontiguousarray(vectors, dtype=np.float32)
         with self.db.transaction(), self.db.cursor() as cursor:
-            key, value = _same_filing_key(meta)
+            key, value = same_filing_key(meta)
             cursor.execute(
                 sql.SQL(
                     "DELETE FROM filings WHERE {} = %s AND fiscal_year = %s AND form = %s"
@@ -259,10 +259,7 @@ class PostgresIndex:
             ORDER BY coalesce(f.ticker, f.company), f.fiscal_year
             """
         )
-        return [
-            FilingSummary(**(row | {"years_reported": tuple(json.loads(row["years_reported"]))}))
-            for row in rows
-        ]
+        return [summary_from_row(row) for row in rows]
 
     def filing_meta(self, filing_id: int) -> FilingMeta:
         row = self.db.execute("SELECT * FROM filings WHERE id = %s", (filing_id,)).fetchone()
@@ -297,20 +294,17 @@ class PostgresIndex:
         self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
     ) -> Scope:
         """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
-        named = scope_key(ticker, cik)
-        if named is None:
-            if fiscal_year is not None:
-                raise NotFoundError("a fiscal year needs a ticker or CIK to go with it")
-            return Scope()
-        key, value, label = named
-        rows = self.db.execute(
-            sql.SQL("SELECT * FROM filings WHERE {} = %s ORDER BY fiscal_year DESC").format(
-                sql.Identifier(key)
-            ),
-            (value,),
-        ).fetchall()
-        row = pick_filing(rows, label, fiscal_year)
-        return Scope(int(row["id"]), meta_from_row(dict(row)))
+        return resolve_scope(self._filings_named, ticker, cik, fiscal_year)
+
+    def _filings_named(self, key: str, value: object) -> list[Row]:
+        return list(
+            self.db.execute(
+                sql.SQL("SELECT * FROM filings WHERE {} = %s ORDER BY fiscal_year DESC").format(
+                    sql.Identifier(key)
+                ),
+                (value,),
+            ).fetchall()
+        )
 
     def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds:
         """Exact cosine within one filing; approximate (HNSW) over the whole corpus."""
@@ -365,16 +359,7 @@ class PostgresIndex:
             "FROM chunks WHERE id = ANY(%s)",
             (list(chunk_ids),),
         ).fetchall()
-        filings = {fid: self.filing_meta(fid) for fid in {row["filing_id"] for row in rows}}
-        return {
-            row["id"]: Passage(
-                row["id"],
-                row["filing_id"],
-                Chunk(**{name: row[name] for name in _CHUNK_FIELDS}, kind=ChunkKind(row["kind"])),
-                filings[row["filing_id"]],
-            )
-            for row in rows
-        }
+        return passages_from_rows(rows, self.filing_meta)
 
     def displayed_facts(self, filing_id: int) -> list[FactRef]:
         """The filing's facts that its text displays, with the chunk that prints each."""
@@ -384,15 +369,7 @@ class PostgresIndex:
             "WHERE f.filing_id = %s",
             (filing_id,),
         ).fetchall()
-        return [
-            FactRef(
-                str(row["concept"]),
-                int(row["chunk_id"]),
-                _as_date(row["period_end"]),
-                bool(row["dimensions"]),
-            )
-            for row in rows
-        ]
+        return [fact_ref_from_row(row) for row in rows]
 
     def vectors(self, chunk_ids: Sequence[int]) -> Vectors:
         if not chunk_ids:
@@ -402,13 +379,6 @@ class PostgresIndex:
         ).fetchall()
         found = {int(row["id"]): row["embedding"].to_numpy() for row in rows}
         return np.stack([found[i] for i in chunk_ids]).astype(np.float32)
-
-
-def _same_filing_key(meta: FilingMeta) -> tuple[str, int | str]:
-    """The column and value that name a company, as ``SqliteIndex`` matches them."""
-    if meta.cik is not None:
-        return "cik", meta.cik
-    return ("ticker", meta.ticker) if meta.ticker is not None else ("company", meta.company)
 
 
 def _fact_row(filing_id: int, fact: Fact) -> tuple[object, ...]:
@@ -440,7 +410,3 @@ def _first_line(error: Exception) -> str:
     return next(
         (line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__
     )
-
-
-def _as_date(value: object) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(str(value))
