@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from edgar_rag.bench.embedding import compare_embedders
-from edgar_rag.domain import Embedder, ParsedFiling, RawFiling
+from edgar_rag.domain import Embedder, FilingStore, ParsedFiling, RawFiling
 from edgar_rag.index.embedders import MiniLMEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.postgres import PostgresIndex
 from edgar_rag.index.sqlite import SqliteIndex
@@ -135,7 +135,7 @@ def embedding_comparison(parsed: Sequence[ParsedFiling], cache: Path) -> dict[st
 
 
 def search_latency(
-    index: SqliteIndex | PostgresIndex, embedder: Embedder, questions: Sequence[dict[str, Any]]
+    index: FilingStore, embedder: Embedder, questions: Sequence[dict[str, Any]]
 ) -> dict[str, Any]:
     searcher = Searcher(index, embedder)
     scopes = {
@@ -157,7 +157,7 @@ def search_latency(
     return {"queries": len(questions), "scoped": _percentiles(scoped), "corpus": _percentiles(wide)}
 
 
-def copy_index(source: SqliteIndex, target: PostgresIndex) -> None:
+def copy_index(source: FilingStore, target: FilingStore) -> None:
     identity = source.embedder_identity()
     assert identity is not None
     target.ensure_embedder(identity)

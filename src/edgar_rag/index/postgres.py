@@ -29,12 +29,15 @@ from edgar_rag.domain import (
     Passage,
     Scope,
     ScoredIds,
+    Section,
     Vectors,
 )
 from edgar_rag.errors import ConfigError, IndexMismatchError, NotFoundError, SourceError
 from edgar_rag.index.schema import (
     SCHEMA_VERSION,
     Row,
+    chunk_from_row,
+    fact_from_row,
     fact_ref_from_row,
     identity_fields,
     identity_from_fields,
@@ -43,6 +46,7 @@ from edgar_rag.index.schema import (
     passages_from_rows,
     resolve_scope,
     same_filing_key,
+    section_from_row,
     summary_from_row,
 )
 
@@ -273,6 +277,37 @@ class PostgresIndex:
         if row is None:
             raise NotFoundError(f"filing {filing_id} is not indexed")
         return str(row["text"])
+
+    def narrowest_section(self, filing_id: int, start: int, end: int) -> Section | None:
+        """The narrowest Item of a filing that holds ``[start, end)`` of its text, if any."""
+        row = self.db.execute(
+            'SELECT item, part, title, start, "end", cross_reference FROM sections '
+            'WHERE filing_id = %s AND start <= %s AND "end" >= %s ORDER BY "end" - start LIMIT 1',
+            (filing_id, start, end),
+        ).fetchone()
+        return section_from_row(row) if row is not None else None
+
+    def export_filing(self, filing_id: int) -> tuple[ParsedFiling, Vectors]:
+        """A stored filing as it was written, vectors included (to copy it to another store)."""
+        meta = self.filing_meta(filing_id)
+        sections = tuple(
+            section_from_row(row)
+            for row in self.db.execute(
+                "SELECT * FROM sections WHERE filing_id = %s ORDER BY ordinal", (filing_id,)
+            )
+        )
+        rows = self.db.execute(
+            'SELECT id, ordinal, item, title, start, "end", kind, text FROM chunks '
+            "WHERE filing_id = %s ORDER BY ordinal",
+            (filing_id,),
+        ).fetchall()
+        facts = tuple(
+            fact_from_row(row)
+            for row in self.db.execute("SELECT * FROM facts WHERE filing_id = %s", (filing_id,))
+        )
+        chunks = tuple(chunk_from_row(row) for row in rows)
+        parsed = ParsedFiling(meta, self.filing_text(filing_id), sections, chunks, facts)
+        return parsed, self.vectors([int(row["id"]) for row in rows])
 
     def counts(self) -> dict[str, int]:
         """Rows per table, for health checks and benchmarks."""

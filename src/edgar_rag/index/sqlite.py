@@ -26,6 +26,7 @@ from edgar_rag.domain import (
     Passage,
     Scope,
     ScoredIds,
+    Section,
     Vectors,
 )
 from edgar_rag.errors import IndexMismatchError, NotFoundError, SourceError
@@ -291,6 +292,15 @@ class SqliteIndex:
         if row is None:
             raise NotFoundError(f"filing {filing_id} is not indexed")
         return str(row[0])
+
+    def narrowest_section(self, filing_id: int, start: int, end: int) -> Section | None:
+        """The narrowest Item of a filing that holds ``[start, end)`` of its text, if any."""
+        row = self.db.execute(
+            'SELECT item, part, title, start, "end", cross_reference FROM sections '
+            'WHERE filing_id = ? AND start <= ? AND "end" >= ? ORDER BY "end" - start LIMIT 1',
+            (filing_id, start, end),
+        ).fetchone()
+        return section_from_row(row) if row is not None else None
 
     def export_filing(self, filing_id: int) -> tuple[ParsedFiling, Vectors]:
         """A stored filing as it was written, vectors included (to copy it to another store)."""
