@@ -8,12 +8,15 @@ meaning.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pytest
+from psycopg import sql
 
 from edgar_rag.domain import EmbedderIdentity, FilingStore, ParsedFiling, Scope, Vectors
 from edgar_rag.errors import IndexMismatchError, NotFoundError, SourceError
@@ -338,3 +341,16 @@ def test_displayed_facts_name_the_chunk_that_prints_each(
     assert found == expected
     assert any(r.dimensional for r in refs)
     assert any(not r.dimensional for r in refs)
+
+
+@pytest.mark.postgres
+def test_a_database_created_on_a_server_opens_as_an_empty_store(postgres_server: str) -> None:
+    name = f"created_{uuid.uuid4().hex[:12]}"
+    created = postgres.create_database(postgres_server, name)
+    try:
+        store = PostgresIndex(created)
+        assert store.counts() == {"filings": 0, "sections": 0, "chunks": 0, "facts": 0}
+        store.close()
+    finally:
+        with psycopg.connect(postgres_server, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))

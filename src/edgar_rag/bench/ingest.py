@@ -26,7 +26,7 @@ import numpy as np
 from edgar_rag.bench.embedding import compare_embedders
 from edgar_rag.domain import Embedder, FilingStore, ParsedFiling, RawFiling
 from edgar_rag.index.embedders import MiniLMEmbedder, OnnxMiniLMEmbedder
-from edgar_rag.index.postgres import PostgresIndex
+from edgar_rag.index.postgres import PostgresIndex, create_database
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import embedding_text
 from edgar_rag.ingest.pipeline import chunk_filing, read_filing
@@ -178,19 +178,14 @@ def run(corpus: Path, index_path: Path, cache: Path) -> dict[str, Any]:
         server = stack.enter_context(
             running_postgres(Path(stack.enter_context(tempfile.TemporaryDirectory())))
         )
-        import psycopg  # noqa: PLC0415
-        from psycopg.conninfo import make_conninfo  # noqa: PLC0415
-
-        with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute("CREATE DATABASE bench_stages")
-            admin.execute("CREATE DATABASE bench_corpus")
-        stages_url = make_conninfo(server, dbname="bench_stages")
+        stages_url = create_database(server, "bench_stages")
+        corpus_url = create_database(server, "bench_corpus")
         stages, parsed, memory = time_stages(corpus, embedder, stages_url)
         comparison = embedding_comparison(parsed, cache)
         sqlite = SqliteIndex(index_path)
         latency = {"sqlite": search_latency(sqlite, embedder, questions)}
         memory["search_process_mib"] = _rss_mib()
-        postgres = PostgresIndex(make_conninfo(server, dbname="bench_corpus"))
+        postgres = PostgresIndex(corpus_url)
         copy_index(sqlite, postgres)
         latency["postgres"] = search_latency(postgres, embedder, questions)
         counts = sqlite.counts()

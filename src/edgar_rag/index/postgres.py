@@ -16,7 +16,7 @@ import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import DictRow, dict_row
 
 from edgar_rag.domain import (
@@ -414,6 +414,14 @@ class PostgresIndex:
         ).fetchall()
         found = {int(row["id"]): row["embedding"].to_numpy() for row in rows}
         return np.stack([found[i] for i in chunk_ids]).astype(np.float32)
+
+
+def create_database(server_url: str, name: str) -> str:
+    """Create the database ``name`` on the server at ``server_url``; returns the URL that opens
+    it (for benchmarks, which start a server of their own)."""
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return make_conninfo(server_url, dbname=name)
 
 
 def _fact_row(filing_id: int, fact: Fact) -> tuple[object, ...]:
