@@ -8,14 +8,17 @@ meaning.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pytest
+from psycopg import sql
 
-from edgar_rag.domain import EmbedderIdentity, ParsedFiling, Scope, Vectors
+from edgar_rag.domain import EmbedderIdentity, FilingStore, ParsedFiling, Scope, Vectors
 from edgar_rag.errors import IndexMismatchError, NotFoundError, SourceError
 from edgar_rag.index import postgres, sqlite
 from edgar_rag.index.postgres import PostgresIndex
@@ -48,7 +51,8 @@ def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opene
 
 
 @pytest.fixture
-def store(open_store: Opener) -> Store:
+def store(open_store: Opener) -> FilingStore:
+    """A store seen only through the port the rest of the package uses."""
     opened = open_store()
     opened.ensure_embedder(IDENTITY)
     return opened
@@ -61,7 +65,7 @@ def unit_vectors(parsed: ParsedFiling) -> Vectors:
     return unit
 
 
-def write(store: Store, parsed: ParsedFiling) -> int:
+def write(store: FilingStore, parsed: ParsedFiling) -> int:
     return store.write_filing(parsed, unit_vectors(parsed))
 
 
@@ -100,7 +104,9 @@ def test_the_index_records_its_embedder_and_refuses_another(open_store: Opener) 
     assert reopened.embedder_identity() == IDENTITY
 
 
-def test_a_written_filing_reads_back(store: Store, sample_filings: dict[str, ParsedFiling]) -> None:
+def test_a_written_filing_reads_back(
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
+) -> None:
     apple = sample_filings["AAPL-2025"]
     filing_id = write(store, apple)
     assert store.stored_filing(apple.meta.sha256) == apple.meta
@@ -125,7 +131,7 @@ def test_a_written_filing_reads_back(store: Store, sample_filings: dict[str, Par
 
 
 def test_a_failed_write_leaves_nothing(
-    store: Store, sample_filings: dict[str, ParsedFiling]
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
 ) -> None:
     apple = sample_filings["AAPL-2025"]
     broken_chunk = replace(apple.chunks[-1], title=None)  # type: ignore[arg-type]
@@ -138,7 +144,7 @@ def test_a_failed_write_leaves_nothing(
 
 
 def test_a_newer_version_of_a_filing_replaces_the_old_one(
-    store: Store, sample_filings: dict[str, ParsedFiling]
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
 ) -> None:
     apple, older = slim(sample_filings["AAPL-2025"]), slim(sample_filings["AAPL-2024"])
     write(store, apple)
@@ -153,7 +159,7 @@ def test_a_newer_version_of_a_filing_replaces_the_old_one(
 
 
 def test_a_scope_is_the_latest_filing_of_a_ticker_or_cik_unless_a_year_is_named(
-    store: Store, sample_filings: dict[str, ParsedFiling]
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
 ) -> None:
     ids = {
         key: write(store, slim(sample_filings[key]))
@@ -183,7 +189,7 @@ def test_a_scope_is_the_latest_filing_of_a_ticker_or_cik_unless_a_year_is_named(
     ],
 )
 def test_a_scope_that_names_nothing_indexed_says_what_is(
-    store: Store,
+    store: FilingStore,
     sample_filings: dict[str, ParsedFiling],
     where: dict[str, str | int],
     message: str,
@@ -196,7 +202,7 @@ def test_a_scope_that_names_nothing_indexed_says_what_is(
 
 
 def test_a_scoped_dense_search_is_exact_and_never_leaves_its_filing(
-    store: Store, sample_filings: dict[str, ParsedFiling]
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
 ) -> None:
     older, newer = slim(sample_filings["AAPL-2024"], 150), slim(sample_filings["AAPL-2025"], 150)
     older_id, newer_id = write(store, older), write(store, newer)
@@ -214,7 +220,7 @@ def test_a_scoped_dense_search_is_exact_and_never_leaves_its_filing(
 
 
 def test_a_corpus_wide_dense_search_reaches_every_filing(
-    store: Store, sample_filings: dict[str, ParsedFiling]
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
 ) -> None:
     filings = [
         slim(sample_filings[key], chunks=100) for key in ("AAPL-2025", "HD-2024", "WFC-2024")
@@ -241,7 +247,7 @@ def rare_word(inside: ParsedFiling, outside: ParsedFiling) -> tuple[str, int]:
 
 
 def test_a_lexical_search_finds_a_rare_word_and_keeps_to_its_scope(
-    store: Store, sample_filings: dict[str, ParsedFiling]
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
 ) -> None:
     inside, outside = slim(sample_filings["HD-2024"], 150), slim(sample_filings["AAPL-2025"], 150)
     inside_id, outside_id = write(store, inside), write(store, outside)
@@ -259,7 +265,7 @@ def test_a_lexical_search_finds_a_rare_word_and_keeps_to_its_scope(
 
 
 def test_passages_and_vectors_read_back_what_was_written(
-    store: Store, sample_filings: dict[str, ParsedFiling]
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
 ) -> None:
     apple = slim(sample_filings["AAPL-2025"], 60)
     filing_id = write(store, apple)
@@ -285,3 +291,66 @@ def test_an_unreachable_database_is_a_source_error_that_hides_the_password(
     assert "filings" in message
     assert str(tmp_path) in message
     assert "\n" not in message
+
+
+def test_a_stored_filing_exports_exactly_as_it_was_written(
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
+) -> None:
+    apple = sample_filings["AAPL-2025"]
+    filing_id = write(store, apple)
+    exported, vectors = store.export_filing(filing_id)
+    assert exported.meta == apple.meta
+    assert exported.text == store.filing_text(filing_id) == apple.text
+    assert exported.sections == apple.sections
+    assert exported.chunks == apple.chunks
+    assert sorted(exported.facts, key=repr) == sorted(apple.facts, key=repr)
+    np.testing.assert_array_equal(vectors, unit_vectors(apple))
+    assert vectors.dtype == np.float32
+
+
+def test_a_span_is_held_by_the_narrowest_section_around_it(
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
+) -> None:
+    apple = slim(sample_filings["AAPL-2025"], chunks=2)
+    filing_id = write(store, apple)
+    for chunk in (apple.chunks[0], apple.chunks[-1]):
+        holding = [s for s in apple.sections if s.start <= chunk.start and s.end >= chunk.end]
+        found = store.narrowest_section(filing_id, chunk.start, chunk.end)
+        assert found in holding
+        assert found.end - found.start == min(s.end - s.start for s in holding)
+    end = len(apple.text)
+    assert store.narrowest_section(filing_id, end + 10, end + 20) is None
+    assert store.narrowest_section(filing_id + 1, 0, 1) is None
+
+
+def test_displayed_facts_name_the_chunk_that_prints_each(
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
+) -> None:
+    apple = sample_filings["AAPL-2025"]
+    filing_id = write(store, apple)
+    refs = store.displayed_facts(filing_id)
+    passages = store.passages([ref.chunk_id for ref in refs])
+    found = sorted(
+        (r.concept, passages[r.chunk_id].chunk.ordinal, r.period_end, r.dimensional) for r in refs
+    )
+    expected = sorted(
+        (f.concept, f.chunk_ordinal, f.period_end, bool(f.dimensions))
+        for f in apple.facts
+        if f.chunk_ordinal is not None
+    )
+    assert found == expected
+    assert any(r.dimensional for r in refs)
+    assert any(not r.dimensional for r in refs)
+
+
+@pytest.mark.postgres
+def test_a_database_created_on_a_server_opens_as_an_empty_store(postgres_server: str) -> None:
+    name = f"created_{uuid.uuid4().hex[:12]}"
+    created = postgres.create_database(postgres_server, name)
+    try:
+        store = PostgresIndex(created)
+        assert store.counts() == {"filings": 0, "sections": 0, "chunks": 0, "facts": 0}
+        store.close()
+    finally:
+        with psycopg.connect(postgres_server, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))

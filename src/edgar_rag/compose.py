@@ -20,7 +20,7 @@ from edgar_rag.answer.local_model import assemble_model
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.config import EmbedderName, Settings
-from edgar_rag.domain import Embedder, Generator
+from edgar_rag.domain import Embedder, FilingStore, Generator
 from edgar_rag.errors import ConfigError
 from edgar_rag.index.embedders import HashingEmbedder, MiniLMEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.postgres import PostgresIndex
@@ -42,18 +42,14 @@ def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
     return OnnxMiniLMEmbedder(cache_dir / "embedders", quantize=name == "minilm-int8")
 
 
-Index = SqliteIndex | PostgresIndex
-"""Either store: they keep the same contract (tests/test_store_contract.py)."""
-
-
-def open_index(settings: Settings) -> Index:
+def open_index(settings: Settings) -> FilingStore:
     """PostgreSQL when EDGAR_RAG_DATABASE_URL is set, else the SQLite file."""
     if settings.database_url is not None:
         return PostgresIndex(settings.database_url.get_secret_value())
     return SqliteIndex(settings.db)
 
 
-def build_searcher(settings: Settings, index: Index) -> Searcher:
+def build_searcher(settings: Settings, index: FilingStore) -> Searcher:
     """A searcher whose query embedder is the one that built the index."""
     embedder = build_embedder(settings.embedder, settings.model_dir)
     recorded = index.embedder_identity()
@@ -126,7 +122,7 @@ def _plain_generator(
     return OllamaGenerator(http, settings.ollama_url, settings.ollama_model, timeout)
 
 
-def build_directory(index: Index) -> CompanyDirectory:
+def build_directory(index: FilingStore) -> CompanyDirectory:
     """Public companies (edgartools' offline list) and the companies in the index."""
     indexed = [(s.company, s.ticker, s.cik) for s in index.filings()]
     return CompanyDirectory.from_edgartools(indexed)
@@ -139,7 +135,7 @@ def build_company_list() -> CompanyList:
 
 def build_answerer(
     settings: Settings,
-    index: Index,
+    index: FilingStore,
     progress: Progress | None = None,
     announce: Announce | None = None,
 ) -> Answerer:

@@ -92,6 +92,24 @@ class FilingMeta:
 
 
 @dataclass(frozen=True, slots=True)
+class FilingSummary:
+    """One indexed filing, as ``edgar-rag filings`` lists it."""
+
+    filing_id: int
+    ticker: str | None
+    cik: int | None
+    company: str
+    fiscal_year: int
+    accession: str | None
+    form: str
+    items: int
+    chunks: int
+    facts: int
+    years_reported: tuple[int, ...]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class Section:
     """One Item of a 10-K (or the cover before Item 1), as a span of the filing's clean text."""
 
@@ -236,6 +254,41 @@ class PassageIndex(Protocol):
     def vectors(self, chunk_ids: Sequence[int]) -> Vectors: ...
 
     def displayed_facts(self, filing_id: int) -> list[FactRef]: ...
+
+
+class IndexWriter(Protocol):
+    """The part of a store that ingest writes to."""
+
+    def ensure_embedder(self, identity: EmbedderIdentity) -> None: ...
+
+    def stored_filing(self, sha256: str) -> FilingMeta | None: ...
+
+    def write_filing(self, parsed: ParsedFiling, vectors: Vectors) -> int: ...
+
+
+class FilingReader(Protocol):
+    """The stored filings as listing, quoting and copying read them."""
+
+    def filings(self) -> list[FilingSummary]: ...
+
+    def filing_meta(self, filing_id: int) -> FilingMeta: ...
+
+    def filing_text(self, filing_id: int) -> str: ...
+
+    def narrowest_section(self, filing_id: int, start: int, end: int) -> Section | None: ...
+
+    def export_filing(self, filing_id: int) -> tuple[ParsedFiling, Vectors]: ...
+
+
+class FilingStore(PassageIndex, IndexWriter, FilingReader, Protocol):
+    """A whole store, as the CLI, the service, evaluation and benchmarks use it; SQLite and
+    PostgreSQL both fit it (tests/test_store_contract.py), and no SQL is written outside them."""
+
+    def embedder_identity(self) -> EmbedderIdentity | None: ...
+
+    def counts(self) -> dict[str, int]: ...
+
+    def close(self) -> None: ...
 
 
 class Reason(StrEnum):

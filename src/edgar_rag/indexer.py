@@ -17,8 +17,8 @@ from typing import Protocol
 from edgar_rag.domain import (
     Chunk,
     Embedder,
-    EmbedderIdentity,
     FilingMeta,
+    IndexWriter,
     ParsedFiling,
     RawFiling,
     Vectors,
@@ -36,16 +36,6 @@ class FilingSource(Protocol):
     def name(self) -> str: ...
 
     def load(self) -> RawFiling: ...
-
-
-class IndexWriter(Protocol):
-    """The part of an index that ingest writes to."""
-
-    def ensure_embedder(self, identity: EmbedderIdentity) -> None: ...
-
-    def stored_filing(self, sha256: str) -> FilingMeta | None: ...
-
-    def write_filing(self, parsed: ParsedFiling, vectors: Vectors) -> int: ...
 
 
 class Outcome(StrEnum):

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from edgar_rag.bench.embedding import compare_embedders
-from edgar_rag.domain import Embedder, ParsedFiling, RawFiling
+from edgar_rag.domain import Embedder, FilingStore, ParsedFiling, RawFiling
 from edgar_rag.index.embedders import MiniLMEmbedder, OnnxMiniLMEmbedder
-from edgar_rag.index.postgres import PostgresIndex
+from edgar_rag.index.postgres import PostgresIndex, create_database
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import embedding_text
 from edgar_rag.ingest.pipeline import chunk_filing, read_filing
@@ -135,7 +135,7 @@ def embedding_comparison(parsed: Sequence[ParsedFiling], cache: Path) -> dict[st
 
 
 def search_latency(
-    index: SqliteIndex | PostgresIndex, embedder: Embedder, questions: Sequence[dict[str, Any]]
+    index: FilingStore, embedder: Embedder, questions: Sequence[dict[str, Any]]
 ) -> dict[str, Any]:
     searcher = Searcher(index, embedder)
     scopes = {
@@ -157,7 +157,7 @@ def search_latency(
     return {"queries": len(questions), "scoped": _percentiles(scoped), "corpus": _percentiles(wide)}
 
 
-def copy_index(source: SqliteIndex, target: PostgresIndex) -> None:
+def copy_index(source: FilingStore, target: FilingStore) -> None:
     identity = source.embedder_identity()
     assert identity is not None
     target.ensure_embedder(identity)
@@ -178,19 +178,14 @@ def run(corpus: Path, index_path: Path, cache: Path) -> dict[str, Any]:
         server = stack.enter_context(
             running_postgres(Path(stack.enter_context(tempfile.TemporaryDirectory())))
         )
-        import psycopg  # noqa: PLC0415
-        from psycopg.conninfo import make_conninfo  # noqa: PLC0415
-
-        with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute("CREATE DATABASE bench_stages")
-            admin.execute("CREATE DATABASE bench_corpus")
-        stages_url = make_conninfo(server, dbname="bench_stages")
+        stages_url = create_database(server, "bench_stages")
+        corpus_url = create_database(server, "bench_corpus")
         stages, parsed, memory = time_stages(corpus, embedder, stages_url)
         comparison = embedding_comparison(parsed, cache)
         sqlite = SqliteIndex(index_path)
         latency = {"sqlite": search_latency(sqlite, embedder, questions)}
         memory["search_process_mib"] = _rss_mib()
-        postgres = PostgresIndex(make_conninfo(server, dbname="bench_corpus"))
+        postgres = PostgresIndex(corpus_url)
         copy_index(sqlite, postgres)
         latency["postgres"] = search_latency(postgres, embedder, questions)
         counts = sqlite.counts()

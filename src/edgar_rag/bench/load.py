@@ -38,8 +38,9 @@ from pydantic import SecretStr
 from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.tapes import NotRecorded, TapeGenerator, read_tape
 from edgar_rag.bench.traffic import SaturationPlan, closed_loop, saturate, summarise_level
-from edgar_rag.compose import Index, build_answerer, open_index
+from edgar_rag.compose import build_answerer, open_index
 from edgar_rag.config import Settings
+from edgar_rag.domain import FilingStore
 
 HOST = "127.0.0.1"
 CLIENTS = (1, 4, 16)
@@ -118,7 +119,7 @@ def prepare_tape(settings: Settings, questions: Sequence[Question] = QUESTIONS) 
 
 
 def _recorded_seconds(
-    answerer: Answerer, index: Index, tape: Path, questions: Sequence[Question]
+    answerer: Answerer, index: FilingStore, tape: Path, questions: Sequence[Question]
 ) -> list[float] | None:
     """How long each question's recorded generation took (0: declined before the model), or
     None when one is not on the tape. A paced replay that notes its pauses tells."""

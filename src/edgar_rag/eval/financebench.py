@@ -35,7 +35,7 @@ from edgar_rag.compose import (
     build_searcher,
 )
 from edgar_rag.config import Settings, load_settings
-from edgar_rag.domain import Embedder, Hit, Response, Scope
+from edgar_rag.domain import Embedder, FilingStore, Hit, Response, Scope
 from edgar_rag.eval.stats import Interval, percentiles, wilson
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import Outcome, index_filings
@@ -222,7 +222,7 @@ def _stem(source: str) -> str:
     return name.rsplit(".", 1)[0]
 
 
-def document_scopes(index: SqliteIndex, doc_names: Sequence[str]) -> dict[str, Scope]:
+def document_scopes(index: FilingStore, doc_names: Sequence[str]) -> dict[str, Scope]:
     """Each document's filing, by its file name, else by the company and year of the name."""
     summaries = index.filings()
     scopes: dict[str, Scope] = {}
@@ -323,7 +323,7 @@ def _answers(rows: Sequence[dict[str, Any]], in_prompt: int, replayed: bool) -> 
     }
 
 
-def _filers(index: SqliteIndex) -> dict[str, dict[str, Any]]:
+def _filers(index: FilingStore) -> dict[str, dict[str, Any]]:
     """Each indexed PDF's filer as ingest named it."""
     return {
         Path(s.source).name: {"company": s.company, "ticker": s.ticker, "cik": s.cik}
@@ -424,7 +424,7 @@ def _read_journal(journal: Path) -> dict[str, dict[str, Any]]:
 
 
 def _index_pdfs(
-    folder: Path, index: SqliteIndex, embedder: Embedder, progress: Callable[[str], None]
+    folder: Path, index: FilingStore, embedder: Embedder, progress: Callable[[str], None]
 ) -> dict[str, str]:
     """Index every PDF (a no-op for those already there); the refused ones with the reason."""
     refused: dict[str, str] = {}

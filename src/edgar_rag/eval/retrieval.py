@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from edgar_rag.domain import Embedder, Hit, ParsedFiling, RawFiling
+from edgar_rag.domain import Embedder, FilingStore, Hit, ParsedFiling, RawFiling
 from edgar_rag.eval.golden import (
     FigureQuestion,
     figure_questions,
@@ -142,7 +142,7 @@ def score(ranks: Sequence[int | None]) -> dict[str, float]:
 
 
 def evaluate(
-    index: SqliteIndex,
+    index: FilingStore,
     embedder: Embedder,
     cases: Sequence[Case],
     settings: SearchSettings,

@@ -10,39 +10,44 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import date
 from typing import Any, LiteralString
 
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import DictRow, dict_row
 
 from edgar_rag.domain import (
-    Chunk,
-    ChunkKind,
     EmbedderIdentity,
     Fact,
     FactRef,
     FilingMeta,
+    FilingSummary,
     ParsedFiling,
     Passage,
     Scope,
     ScoredIds,
+    Section,
     Vectors,
 )
 from edgar_rag.errors import ConfigError, IndexMismatchError, NotFoundError, SourceError
 from edgar_rag.index.schema import (
     SCHEMA_VERSION,
-    FilingSummary,
+    Row,
+    chunk_from_row,
+    fact_from_row,
+    fact_ref_from_row,
     identity_fields,
     identity_from_fields,
     meta_from_row,
     meta_row,
-    pick_filing,
-    scope_key,
+    passages_from_rows,
+    resolve_scope,
+    same_filing_key,
+    section_from_row,
+    summary_from_row,
 )
 
 # The embedding column has no fixed dimension here: the embedder, and so N, is known only when
@@ -100,7 +105,6 @@ MIGRATIONS: tuple[tuple[str, LiteralString], ...] = (("m001_initial", _M001_INIT
 _MIGRATION_LOCK = 0x65646761  # any constant: serialises two processes migrating one database
 _EF_SEARCH = 100
 """HNSW candidate list for corpus-wide search; pgvector's default is 40 (at most 1000)."""
-_CHUNK_FIELDS = ("ordinal", "item", "title", "start", "end", "text")
 _CHUNK_TYPES = ("int8", "int4", "text", "text", "int4", "int4", "text", "text", "vector")
 
 
@@ -204,7 +208,7 @@ class PostgresIndex:
         }
         matrix = np.ascontiguousarray(vectors, dtype=np.float32)
         with self.db.transaction(), self.db.cursor() as cursor:
-            key, value = _same_filing_key(meta)
+            key, value = same_filing_key(meta)
             cursor.execute(
                 sql.SQL(
                     "DELETE FROM filings WHERE {} = %s AND fiscal_year = %s AND form = %s"
@@ -259,10 +263,7 @@ class PostgresIndex:
             ORDER BY coalesce(f.ticker, f.company), f.fiscal_year
             """
         )
-        return [
-            FilingSummary(**(row | {"years_reported": tuple(json.loads(row["years_reported"]))}))
-            for row in rows
-        ]
+        return [summary_from_row(row) for row in rows]
 
     def filing_meta(self, filing_id: int) -> FilingMeta:
         row = self.db.execute("SELECT * FROM filings WHERE id = %s", (filing_id,)).fetchone()
@@ -276,6 +277,37 @@ class PostgresIndex:
         if row is None:
             raise NotFoundError(f"filing {filing_id} is not indexed")
         return str(row["text"])
+
+    def narrowest_section(self, filing_id: int, start: int, end: int) -> Section | None:
+        """The narrowest Item of a filing that holds ``[start, end)`` of its text, if any."""
+        row = self.db.execute(
+            'SELECT item, part, title, start, "end", cross_reference FROM sections '
+            'WHERE filing_id = %s AND start <= %s AND "end" >= %s ORDER BY "end" - start LIMIT 1',
+            (filing_id, start, end),
+        ).fetchone()
+        return section_from_row(row) if row is not None else None
+
+    def export_filing(self, filing_id: int) -> tuple[ParsedFiling, Vectors]:
+        """A stored filing as it was written, vectors included (to copy it to another store)."""
+        meta = self.filing_meta(filing_id)
+        sections = tuple(
+            section_from_row(row)
+            for row in self.db.execute(
+                "SELECT * FROM sections WHERE filing_id = %s ORDER BY ordinal", (filing_id,)
+            )
+        )
+        rows = self.db.execute(
+            'SELECT id, ordinal, item, title, start, "end", kind, text FROM chunks '
+            "WHERE filing_id = %s ORDER BY ordinal",
+            (filing_id,),
+        ).fetchall()
+        facts = tuple(
+            fact_from_row(row)
+            for row in self.db.execute("SELECT * FROM facts WHERE filing_id = %s", (filing_id,))
+        )
+        chunks = tuple(chunk_from_row(row) for row in rows)
+        parsed = ParsedFiling(meta, self.filing_text(filing_id), sections, chunks, facts)
+        return parsed, self.vectors([int(row["id"]) for row in rows])
 
     def counts(self) -> dict[str, int]:
         """Rows per table, for health checks and benchmarks."""
@@ -297,20 +329,17 @@ class PostgresIndex:
         self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
     ) -> Scope:
         """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
-        named = scope_key(ticker, cik)
-        if named is None:
-            if fiscal_year is not None:
-                raise NotFoundError("a fiscal year needs a ticker or CIK to go with it")
-            return Scope()
-        key, value, label = named
-        rows = self.db.execute(
-            sql.SQL("SELECT * FROM filings WHERE {} = %s ORDER BY fiscal_year DESC").format(
-                sql.Identifier(key)
-            ),
-            (value,),
-        ).fetchall()
-        row = pick_filing(rows, label, fiscal_year)
-        return Scope(int(row["id"]), meta_from_row(dict(row)))
+        return resolve_scope(self._filings_named, ticker, cik, fiscal_year)
+
+    def _filings_named(self, key: str, value: object) -> list[Row]:
+        return list(
+            self.db.execute(
+                sql.SQL("SELECT * FROM filings WHERE {} = %s ORDER BY fiscal_year DESC").format(
+                    sql.Identifier(key)
+                ),
+                (value,),
+            ).fetchall()
+        )
 
     def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds:
         """Exact cosine within one filing; approximate (HNSW) over the whole corpus."""
@@ -365,16 +394,7 @@ class PostgresIndex:
             "FROM chunks WHERE id = ANY(%s)",
             (list(chunk_ids),),
         ).fetchall()
-        filings = {fid: self.filing_meta(fid) for fid in {row["filing_id"] for row in rows}}
-        return {
-            row["id"]: Passage(
-                row["id"],
-                row["filing_id"],
-                Chunk(**{name: row[name] for name in _CHUNK_FIELDS}, kind=ChunkKind(row["kind"])),
-                filings[row["filing_id"]],
-            )
-            for row in rows
-        }
+        return passages_from_rows(rows, self.filing_meta)
 
     def displayed_facts(self, filing_id: int) -> list[FactRef]:
         """The filing's facts that its text displays, with the chunk that prints each."""
@@ -384,15 +404,7 @@ class PostgresIndex:
             "WHERE f.filing_id = %s",
             (filing_id,),
         ).fetchall()
-        return [
-            FactRef(
-                str(row["concept"]),
-                int(row["chunk_id"]),
-                _as_date(row["period_end"]),
-                bool(row["dimensions"]),
-            )
-            for row in rows
-        ]
+        return [fact_ref_from_row(row) for row in rows]
 
     def vectors(self, chunk_ids: Sequence[int]) -> Vectors:
         if not chunk_ids:
@@ -404,11 +416,12 @@ class PostgresIndex:
         return np.stack([found[i] for i in chunk_ids]).astype(np.float32)
 
 
-def _same_filing_key(meta: FilingMeta) -> tuple[str, int | str]:
-    """The column and value that name a company, as ``SqliteIndex`` matches them."""
-    if meta.cik is not None:
-        return "cik", meta.cik
-    return ("ticker", meta.ticker) if meta.ticker is not None else ("company", meta.company)
+def create_database(server_url: str, name: str) -> str:
+    """Create the database ``name`` on the server at ``server_url``; returns the URL that opens
+    it (for benchmarks, which start a server of their own)."""
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return make_conninfo(server_url, dbname=name)
 
 
 def _fact_row(filing_id: int, fact: Fact) -> tuple[object, ...]:
@@ -440,7 +453,3 @@ def _first_line(error: Exception) -> str:
     return next(
         (line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__
     )
-
-
-def _as_date(value: object) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(str(value))

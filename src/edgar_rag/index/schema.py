@@ -1,35 +1,39 @@
-"""What the index stores, independent of the database: filing summaries and the index identity."""
+"""What the index stores, independent of the database: the index identity, and the mapping
+between values and the rows both stores read and write.
+
+Each store runs its own SQL and hands its rows here; nothing here talks to a database.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
-from edgar_rag.domain import Accession, EmbedderIdentity, FilingMeta, SourceFormat
+from edgar_rag.domain import (
+    Accession,
+    Chunk,
+    ChunkKind,
+    EmbedderIdentity,
+    Fact,
+    FactRef,
+    FilingMeta,
+    FilingSummary,
+    Passage,
+    Scope,
+    Section,
+    SourceFormat,
+)
 from edgar_rag.errors import NotFoundError
 
 SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class FilingSummary:
-    """One indexed filing, as ``edgar-rag filings`` lists it."""
+class Row(Protocol):
+    """A result row read by column name: a ``sqlite3.Row`` or a psycopg ``dict_row``."""
 
-    filing_id: int
-    ticker: str | None
-    cik: int | None
-    company: str
-    fiscal_year: int
-    accession: str | None
-    form: str
-    items: int
-    chunks: int
-    facts: int
-    years_reported: tuple[int, ...]
-    source: str
+    def __getitem__(self, key: str, /) -> Any: ...
 
 
 def identity_fields(identity: EmbedderIdentity) -> dict[str, str]:
@@ -69,7 +73,7 @@ def meta_row(meta: FilingMeta) -> dict[str, object]:
     }
 
 
-def meta_from_row(row: dict[str, object]) -> FilingMeta:
+def meta_from_row(row: Row) -> FilingMeta:
     """The inverse of ``meta_row``."""
 
     def day(value: object) -> date | None:
@@ -92,7 +96,25 @@ def meta_from_row(row: dict[str, object]) -> FilingMeta:
     )
 
 
-def scope_key(ticker: str | None, cik: int | None) -> tuple[str, object, str] | None:
+FilingsNamed = Callable[[str, object], Sequence[Row]]
+"""The filing rows whose column (``ticker`` or ``cik``) holds a value, newest first."""
+
+
+def resolve_scope(
+    filings_named: FilingsNamed, ticker: str | None, cik: int | None, fiscal_year: int | None
+) -> Scope:
+    """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
+    named = _scope_key(ticker, cik)
+    if named is None:
+        if fiscal_year is not None:
+            raise NotFoundError("a fiscal year needs a ticker or CIK to go with it")
+        return Scope()
+    key, value, label = named
+    row = _pick_filing(filings_named(key, value), label, fiscal_year)
+    return Scope(int(row["id"]), meta_from_row(row))
+
+
+def _scope_key(ticker: str | None, cik: int | None) -> tuple[str, object, str] | None:
     """The filings column, value and words that name a company, or None for the whole corpus."""
     if ticker is not None:
         return "ticker", ticker.upper(), f"ticker {ticker.upper()}"
@@ -101,9 +123,7 @@ def scope_key(ticker: str | None, cik: int | None) -> tuple[str, object, str] | 
     return None
 
 
-def pick_filing(
-    rows: Sequence[Mapping[str, Any]], label: str, fiscal_year: int | None
-) -> Mapping[str, Any]:
+def _pick_filing(rows: Sequence[Row], label: str, fiscal_year: int | None) -> Row:
     """The filing row of the year asked, or the latest (rows come newest first); a NotFoundError
     naming the company, or listing its indexed years, when there is none."""
     if not rows:
@@ -117,3 +137,105 @@ def pick_filing(
     raise NotFoundError(
         f"{label} has no indexed filing for fiscal year {fiscal_year}; indexed years: {years}"
     )
+
+
+def same_filing_key(meta: FilingMeta) -> tuple[str, int | str]:
+    """The filings column and value that name the company of ``meta``: a newer filing of the
+    same company, fiscal year and form replaces the older one."""
+    if meta.cik is not None:
+        return "cik", meta.cik
+    return ("ticker", meta.ticker) if meta.ticker is not None else ("company", meta.company)
+
+
+def summary_from_row(row: Row) -> FilingSummary:
+    """A filing's summary from its columns and its ``items``, ``chunks`` and ``facts`` counts."""
+    return FilingSummary(
+        filing_id=row["filing_id"],
+        ticker=row["ticker"],
+        cik=row["cik"],
+        company=row["company"],
+        fiscal_year=row["fiscal_year"],
+        accession=row["accession"],
+        form=row["form"],
+        items=row["items"],
+        chunks=row["chunks"],
+        facts=row["facts"],
+        years_reported=tuple(json.loads(row["years_reported"])),
+        source=row["source"],
+    )
+
+
+def section_from_row(row: Row) -> Section:
+    return Section(
+        row["item"],
+        row["part"],
+        row["title"],
+        row["start"],
+        row["end"],
+        bool(row["cross_reference"]),
+    )
+
+
+def chunk_from_row(row: Row) -> Chunk:
+    return Chunk(
+        row["ordinal"],
+        row["item"],
+        row["title"],
+        row["start"],
+        row["end"],
+        row["text"],
+        ChunkKind(row["kind"]),
+    )
+
+
+def passages_from_rows(
+    rows: Sequence[Row], filing_meta: Callable[[int], FilingMeta]
+) -> dict[int, Passage]:
+    """Chunk rows (with their ``id`` and ``filing_id``) as passages, each filing read once."""
+    filings = {fid: filing_meta(fid) for fid in {int(row["filing_id"]) for row in rows}}
+    return {
+        int(row["id"]): Passage(
+            int(row["id"]),
+            int(row["filing_id"]),
+            chunk_from_row(row),
+            filings[int(row["filing_id"])],
+        )
+        for row in rows
+    }
+
+
+def fact_from_row(row: Row) -> Fact:
+    period_start = row["period_start"]
+    return Fact(
+        concept=row["concept"],
+        value=row["value"],
+        displayed=row["displayed"],
+        unit=row["unit"],
+        decimals=row["decimals"],
+        period_start=as_date(period_start) if period_start else None,
+        period_end=as_date(row["period_end"]),
+        dimensions=_dimensions(row["dimensions"]),
+        offset=row["offset"],
+        chunk_ordinal=row["chunk_ordinal"],
+    )
+
+
+def fact_ref_from_row(row: Row) -> FactRef:
+    """A displayed fact from its ``concept``, ``chunk_id``, ``period_end`` and ``dimensions``."""
+    return FactRef(
+        str(row["concept"]),
+        int(row["chunk_id"]),
+        as_date(row["period_end"]),
+        bool(_dimensions(row["dimensions"])),
+    )
+
+
+def as_date(value: object) -> date:
+    """A date column: ISO text in SQLite, a ``date`` from PostgreSQL."""
+    return value if isinstance(value, date) else date.fromisoformat(str(value))
+
+
+def _dimensions(value: object) -> tuple[tuple[str, str], ...]:
+    """Axis and member pairs: JSON text in SQLite, decoded JSONB from PostgreSQL."""
+    pairs: Any = json.loads(value) if isinstance(value, str) else value
+    return tuple(tuple(pair) for pair in pairs)

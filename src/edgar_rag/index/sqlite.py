@@ -11,19 +11,17 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from edgar_rag.domain import (
-    Chunk,
-    ChunkKind,
     EmbedderIdentity,
-    Fact,
     FactRef,
     FilingMeta,
+    FilingSummary,
     ParsedFiling,
     Passage,
     Scope,
@@ -34,13 +32,19 @@ from edgar_rag.domain import (
 from edgar_rag.errors import IndexMismatchError, NotFoundError, SourceError
 from edgar_rag.index.schema import (
     SCHEMA_VERSION,
-    FilingSummary,
+    Row,
+    chunk_from_row,
+    fact_from_row,
+    fact_ref_from_row,
     identity_fields,
     identity_from_fields,
     meta_from_row,
     meta_row,
-    pick_filing,
-    scope_key,
+    passages_from_rows,
+    resolve_scope,
+    same_filing_key,
+    section_from_row,
+    summary_from_row,
 )
 
 _M001_INITIAL = """
@@ -253,12 +257,7 @@ class SqliteIndex:
         return filing_id
 
     def _same_filing(self, meta: FilingMeta) -> list[int]:
-        if meta.cik is not None:
-            key, value = "cik", str(meta.cik)
-        elif meta.ticker is not None:
-            key, value = "ticker", meta.ticker
-        else:
-            key, value = "company", meta.company
+        key, value = same_filing_key(meta)
         rows = self.db.execute(
             f"SELECT id FROM filings WHERE {key} = ? AND fiscal_year = ? AND form = ?",
             (value, meta.fiscal_year, meta.form),
@@ -269,7 +268,8 @@ class SqliteIndex:
         """Every indexed filing, by ticker (or company) and fiscal year."""
         rows = self.db.execute(
             """
-            SELECT f.*,
+            SELECT f.id AS filing_id, f.ticker, f.cik, f.company, f.fiscal_year, f.accession,
+                f.form, f.years_reported, f.source,
                 (SELECT count(*) FROM sections s WHERE s.filing_id = f.id AND s.item LIKE 'Item %')
                     AS items,
                 (SELECT count(*) FROM chunks c WHERE c.filing_id = f.id) AS chunks,
@@ -278,23 +278,7 @@ class SqliteIndex:
             ORDER BY coalesce(f.ticker, f.company), f.fiscal_year
             """
         )
-        return [
-            FilingSummary(
-                filing_id=row["id"],
-                ticker=row["ticker"],
-                cik=row["cik"],
-                company=row["company"],
-                fiscal_year=row["fiscal_year"],
-                accession=row["accession"],
-                form=row["form"],
-                items=row["items"],
-                chunks=row["chunks"],
-                facts=row["facts"],
-                years_reported=tuple(json.loads(row["years_reported"])),
-                source=row["source"],
-            )
-            for row in rows
-        ]
+        return [summary_from_row(row) for row in rows]
 
     def filing_meta(self, filing_id: int) -> FilingMeta:
         row = self.db.execute("SELECT * FROM filings WHERE id = ?", (filing_id,)).fetchone()
@@ -309,47 +293,32 @@ class SqliteIndex:
             raise NotFoundError(f"filing {filing_id} is not indexed")
         return str(row[0])
 
+    def narrowest_section(self, filing_id: int, start: int, end: int) -> Section | None:
+        """The narrowest Item of a filing that holds ``[start, end)`` of its text, if any."""
+        row = self.db.execute(
+            'SELECT item, part, title, start, "end", cross_reference FROM sections '
+            'WHERE filing_id = ? AND start <= ? AND "end" >= ? ORDER BY "end" - start LIMIT 1',
+            (filing_id, start, end),
+        ).fetchone()
+        return section_from_row(row) if row is not None else None
+
     def export_filing(self, filing_id: int) -> tuple[ParsedFiling, Vectors]:
         """A stored filing as it was written, vectors included (to copy it to another store)."""
         meta = self.filing_meta(filing_id)
         sections = tuple(
-            Section(
-                r["item"], r["part"], r["title"], r["start"], r["end"], bool(r["cross_reference"])
-            )
-            for r in self.db.execute(
+            section_from_row(row)
+            for row in self.db.execute(
                 "SELECT * FROM sections WHERE filing_id = ? ORDER BY ordinal", (filing_id,)
             )
         )
         rows = self.db.execute(
             "SELECT * FROM chunks WHERE filing_id = ? ORDER BY ordinal", (filing_id,)
         ).fetchall()
-        chunks = tuple(
-            Chunk(
-                r["ordinal"],
-                r["item"],
-                r["title"],
-                r["start"],
-                r["end"],
-                r["text"],
-                ChunkKind(r["kind"]),
-            )
-            for r in rows
-        )
-        vectors = np.frombuffer(b"".join(r["vector"] for r in rows), dtype=np.float32)
+        chunks = tuple(chunk_from_row(row) for row in rows)
+        vectors = np.frombuffer(b"".join(row["vector"] for row in rows), dtype=np.float32)
         facts = tuple(
-            Fact(
-                concept=r["concept"],
-                value=r["value"],
-                displayed=r["displayed"],
-                unit=r["unit"],
-                decimals=r["decimals"],
-                period_start=date.fromisoformat(r["period_start"]) if r["period_start"] else None,
-                period_end=date.fromisoformat(r["period_end"]),
-                dimensions=tuple(tuple(pair) for pair in json.loads(r["dimensions"])),
-                offset=r["offset"],
-                chunk_ordinal=r["chunk_ordinal"],
-            )
-            for r in self.db.execute("SELECT * FROM facts WHERE filing_id = ?", (filing_id,))
+            fact_from_row(row)
+            for row in self.db.execute("SELECT * FROM facts WHERE filing_id = ?", (filing_id,))
         )
         parsed = ParsedFiling(meta, self.filing_text(filing_id), sections, chunks, facts)
         return parsed, vectors.reshape(len(chunks), -1)
@@ -367,17 +336,12 @@ class SqliteIndex:
         self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
     ) -> Scope:
         """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
-        named = scope_key(ticker, cik)
-        if named is None:
-            if fiscal_year is not None:
-                raise NotFoundError("a fiscal year needs a ticker or CIK to go with it")
-            return Scope()
-        key, value, label = named
-        rows = self.db.execute(
+        return resolve_scope(self._filings_named, ticker, cik, fiscal_year)
+
+    def _filings_named(self, key: str, value: object) -> list[Row]:
+        return self.db.execute(
             f"SELECT * FROM filings WHERE {key} = ? ORDER BY fiscal_year DESC", (value,)
         ).fetchall()
-        row = pick_filing([dict(r) for r in rows], label, fiscal_year)
-        return Scope(int(row["id"]), meta_from_row(dict(row)))
 
     def _data_version(self) -> tuple[int, ...]:
         """Changes whenever a filing is written, here or by another connection."""
@@ -445,24 +409,7 @@ class SqliteIndex:
             f"FROM chunks WHERE id IN ({marks})",
             list(chunk_ids),
         ).fetchall()
-        filings = {fid: self.filing_meta(fid) for fid in {int(row["filing_id"]) for row in rows}}
-        return {
-            int(row["id"]): Passage(
-                int(row["id"]),
-                int(row["filing_id"]),
-                Chunk(
-                    row["ordinal"],
-                    row["item"],
-                    row["title"],
-                    row["start"],
-                    row["end"],
-                    row["text"],
-                    ChunkKind(row["kind"]),
-                ),
-                filings[int(row["filing_id"])],
-            )
-            for row in rows
-        }
+        return passages_from_rows(rows, self.filing_meta)
 
     def displayed_facts(self, filing_id: int) -> list[FactRef]:
         """The filing's facts that its text displays, with the chunk that prints each (kept in
@@ -472,15 +419,12 @@ class SqliteIndex:
         if cached is not None:
             return cached
         rows = self.db.execute(
-            "SELECT f.concept, c.id, f.period_end, f.dimensions FROM facts f "
+            "SELECT f.concept, c.id AS chunk_id, f.period_end, f.dimensions FROM facts f "
             "JOIN chunks c ON c.filing_id = f.filing_id AND c.ordinal = f.chunk_ordinal "
             "WHERE f.filing_id = ?",
             (filing_id,),
         ).fetchall()
-        facts = [
-            FactRef(str(row[0]), int(row[1]), _as_date(row[2]), str(row[3]) not in ("[]", ""))
-            for row in rows
-        ]
+        facts = [fact_ref_from_row(row) for row in rows]
         self._facts[filing_id] = facts
         return facts
 
@@ -500,7 +444,3 @@ class SqliteIndex:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _as_date(value: object) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(str(value))

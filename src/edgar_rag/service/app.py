@@ -39,9 +39,9 @@ from starlette.concurrency import run_in_threadpool
 from edgar_rag import __version__
 from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.render import REASON_WORDS, filing_json, response_json
-from edgar_rag.compose import Index, build_answerer, build_searcher, open_index
+from edgar_rag.compose import build_answerer, build_searcher, open_index
 from edgar_rag.config import Settings
-from edgar_rag.domain import Scope
+from edgar_rag.domain import FilingStore, Scope
 from edgar_rag.errors import ConfigError, NotFoundError, SourceError
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.docs import install_docs
@@ -104,7 +104,7 @@ class Services:
     """What the app needs: the index, a searcher, an answerer (None when the generator could
     not be built; ``generator_problem`` says why) and the service settings."""
 
-    index: Index
+    index: FilingStore
     searcher: Searcher
     answerer: Answerer | None
     settings: ServiceSettings = field(default_factory=ServiceSettings)

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from edgar_rag.answer.render import REASON_WORDS
-from edgar_rag.domain import FilingMeta, Hit, Response
-from edgar_rag.index.schema import FilingSummary
+from edgar_rag.domain import FilingMeta, FilingSummary, Hit, Response
 from edgar_rag.service.store import ItemSpan
 
 EXCERPT_CHARS = 300

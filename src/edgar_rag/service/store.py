@@ -10,26 +10,20 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from edgar_rag.compose import Index
-from edgar_rag.domain import FactRef, Passage, PassageIndex, Scope, ScoredIds, Vectors
+from edgar_rag.domain import (
+    FactRef,
+    FilingReader,
+    Passage,
+    PassageIndex,
+    Scope,
+    ScoredIds,
+    Vectors,
+)
 from edgar_rag.errors import NotFoundError
-from edgar_rag.index.sqlite import SqliteIndex
 
 FALLBACK_CONTEXT_CHARS = 2000
 """Characters shown either side of a span that lies in no Item."""
-
-_SECTION_SQLITE = """
-    SELECT item, title, start, "end" FROM sections
-    WHERE filing_id = ? AND start <= ? AND "end" >= ?
-    ORDER BY "end" - start LIMIT 1
-"""
-_SECTION_POSTGRES = """
-    SELECT item, title, start, "end" FROM sections
-    WHERE filing_id = %s AND start <= %s AND "end" >= %s
-    ORDER BY "end" - start LIMIT 1
-"""
 
 
 class LockedPassages:
@@ -81,7 +75,7 @@ class ItemSpan:
     quote_end: int
 
 
-def item_span(index: Index, filing_id: int, start: int, end: int) -> ItemSpan:
+def item_span(index: FilingReader, filing_id: int, start: int, end: int) -> ItemSpan:
     """The Item of ``filing_id`` that holds ``[start, end)`` of its clean text (the narrowest
     one), or the text around the span when no Item holds it. The caller holds the lock."""
     text = index.filing_text(filing_id)
@@ -90,13 +84,13 @@ def item_span(index: Index, filing_id: int, start: int, end: int) -> ItemSpan:
             f"filing {filing_id} has no text at characters {start}-{end} "
             f"(its text has {len(text):,} characters)"
         )
-    row = _section_holding(index, filing_id, start, end)
-    if row is None:
+    section = index.narrowest_section(filing_id, start, end)
+    if section is None:
         item, title = "", ""
         first = max(0, start - FALLBACK_CONTEXT_CHARS)
         last = min(len(text), end + FALLBACK_CONTEXT_CHARS)
     else:
-        item, title, first, last = str(row[0]), str(row[1]), int(row[2]), int(row[3])
+        item, title, first, last = section.item, section.title, section.start, section.end
     return ItemSpan(
         filing_id=filing_id,
         item=item,
@@ -107,12 +101,3 @@ def item_span(index: Index, filing_id: int, start: int, end: int) -> ItemSpan:
         quote_start=start - first,
         quote_end=end - first,
     )
-
-
-def _section_holding(index: Index, filing_id: int, start: int, end: int) -> Sequence[Any] | None:
-    parameters = (filing_id, start, end)
-    if isinstance(index, SqliteIndex):
-        found = index.db.execute(_SECTION_SQLITE, parameters).fetchone()
-        return tuple(found) if found is not None else None
-    row = index.db.execute(_SECTION_POSTGRES, parameters).fetchone()
-    return tuple(row.values()) if row is not None else None
