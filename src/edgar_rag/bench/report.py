@@ -152,7 +152,20 @@ def render_model(model: dict[str, Any]) -> list[str]:
             f"{row['generate_tok_s'] / default['generate_tok_s']:.2f}x | "
             f"{row['same_text_as_default']} of {row['requests']} |"
         )
-    lines.append("")
+    fastest = min(configs, key=lambda name: configs[name]["request_s_p50"])
+    lines += [
+        "",
+        f"Fastest request here: {fastest}; the default is repack off "
+        "(`EDGAR_RAG_MODEL_REPACK=false`). llama.cpp is compiled for the CPU at hand with AMX "
+        "left out (`NO_AMX` in the Makefile), and the model process never repacks weights on a "
+        "build that has AMX: that pairing crashes the model on its first decode (RUNTIME.md). "
+        + (
+            "This CPU has AMX."
+            if "amx_int8" in model["cpu_flags"]
+            else "This CPU has no AMX, so the flags leave its build as it would be without them."
+        ),
+        "",
+    ]
     if "ask" in model:
         ask = model["ask"]
         lines += [
@@ -360,11 +373,23 @@ def render_readme_figures(docs: Path) -> str:
         ]
         if "load" in data:
             lines += _load_figures(data["load"])
+        if "ask" in data.get("model", {}):
+            lines += _ask_figures(data["model"])
     for name, render in _EXTRA_FIGURES:
         path = docs / name
         if path.exists():
             lines += render(json.loads(path.read_text(encoding="utf-8")))
     return "\n".join([*lines, "", README_END])
+
+
+def _ask_figures(model: dict[str, Any]) -> list[str]:
+    ask = model["ask"]
+    return [
+        f"| `edgar-rag ask` as a new process, P50 with the model process running / without "
+        f"({ask['warm']['questions']} dev questions, {model['threads']} cores) | "
+        f"{ask['warm']['p50_s']:.2f} s / {ask['cold']['p50_s']:.2f} s | "
+        "[performance](docs/performance.md) |"
+    ]
 
 
 def _load_figures(load: dict[str, Any]) -> list[str]:

@@ -176,6 +176,11 @@ class Worker:
             self._active -= 1
             self._last_used = time.monotonic()
 
+    def close(self) -> None:
+        """Free the model once the generation under way (if any) has answered."""
+        with self._lock:
+            self.llama.close()
+
     def idle_for(self) -> float:
         """Seconds since the last request ended; 0 while one runs."""
         with self._counter:
@@ -195,7 +200,10 @@ class Worker:
 
 
 class _Server(ThreadingHTTPServer):
-    daemon_threads = False
+    # A client's idle keep-alive connection must not hold the process open on its way out;
+    # the generation under way is waited for through the worker's lock instead (``close``).
+    daemon_threads = True
+    block_on_close = False
 
     def __init__(self, worker: Worker) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
@@ -299,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     remove_state(args.state, pid)
     server.shutdown()
     server.server_close()
-    llama.close()
+    worker.close()
     log(reason)
     return 0
 
