@@ -52,15 +52,16 @@ class ScriptedGenerator:
 
 def test_a_recorded_generation_replays_without_the_model(tmp_path: Path) -> None:
     tape = tmp_path / "tapes" / "dev.jsonl"
+    ticks = iter([10.0, 12.5])
     recorder: Generator = TapeGenerator(
-        ScriptedGenerator(["$416,161 million [1]."]), tape, "record"
+        ScriptedGenerator(["$416,161 million [1]."]), tape, "record", clock=lambda: next(ticks)
     )
     recorded = recorder.generate(PROMPT)
     assert recorded == Generation("$416,161 million [1].", "scripted-1", 50, 9, replayed=False)
 
     replayer = TapeGenerator(None, tape, "replay")
     assert replayer.name == "scripted"
-    assert replayer.generate(PROMPT) == replace(recorded, replayed=True)
+    assert replayer.generate(PROMPT) == replace(recorded, replayed=True, recorded_s=2.5)
 
 
 def test_replay_with_its_generator_never_calls_it(tmp_path: Path) -> None:
