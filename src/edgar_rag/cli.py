@@ -24,6 +24,7 @@ from edgar_rag.compose import (
     build_embedder,
     build_model_process,
     build_searcher,
+    find_model_process,
     open_index,
 )
 from edgar_rag.config import Settings, load_settings
@@ -290,7 +291,7 @@ def model() -> None:
 @json_option
 def model_status(as_json: bool) -> None:
     """Show the running local model process, if any."""
-    process = build_model_process(load_settings(), _model_progress)
+    process = find_model_process(load_settings())
     status = process.status()
     process.close()
     if as_json:
@@ -318,7 +319,7 @@ def model_start() -> None:
 @model.command(name="stop")
 def model_stop() -> None:
     """Stop the local model process (a request it is answering finishes first)."""
-    process = build_model_process(load_settings(), _model_progress)
+    process = find_model_process(load_settings())
     stopped = process.stop()
     process.close()
     click.echo("not running" if stopped is None else f"stopped (pid {stopped.pid})")

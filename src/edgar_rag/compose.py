@@ -16,7 +16,7 @@ from edgar_rag.answer.generators import (
     OllamaGenerator,
     OpenAICompatibleGenerator,
 )
-from edgar_rag.answer.local_model import assemble_model
+from edgar_rag.answer.local_model import MODEL_FILE, assemble_model
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.config import EmbedderName, Settings
@@ -66,15 +66,25 @@ Progress = Callable[[int, int], None]
 def build_model_process(
     settings: Settings, progress: Progress | None = None, announce: Announce | None = None
 ) -> ModelProcess:
-    """The local model process of the settings' model cache (assembling the model file once)."""
-    options = ModelOptions(
+    """The local model process of the settings' model cache, to answer with (the model file is
+    assembled from its parts the first time)."""
+    model = assemble_model(settings.model_dir, progress)
+    return ModelProcess(model, settings.model_dir, _model_options(settings), announce=announce)
+
+
+def find_model_process(settings: Settings) -> ModelProcess:
+    """The local model process of the settings' model cache, to see or stop (nothing assembled)."""
+    model = settings.model_dir / MODEL_FILE
+    return ModelProcess(model, settings.model_dir, _model_options(settings))
+
+
+def _model_options(settings: Settings) -> ModelOptions:
+    return ModelOptions(
         threads=settings.model_threads or os.cpu_count() or 1,
         ctx=settings.model_ctx,
         repack=settings.model_repack,
         idle_s=settings.model_idle_s,
     )
-    model = assemble_model(settings.model_dir, progress)
-    return ModelProcess(model, settings.model_dir, options, announce=announce)
 
 
 def build_generator(

@@ -215,10 +215,7 @@ class ModelProcess:
                 os.kill(pid, sig)
             except ProcessLookupError:
                 break
-            deadline = time.monotonic() + wait_s
-            while self.death(pid) is None and time.monotonic() < deadline:
-                time.sleep(_POLL_S)
-            if self.death(pid) is not None:
+            if self.death(pid, wait_s) is not None:
                 break
         self._children.pop(pid, None)
         state = read_state(self.state_path)
