@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test docs-check bench bench-load bench-model corpus items retrieval answering eval result eval-ci eval-baseline demo clean
+.PHONY: setup lock check lint test browser docs-check bench bench-load bench-model corpus items retrieval answering eval result eval-ci eval-baseline demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -40,8 +40,15 @@ lint: setup
 docs-check: setup
 	$(BIN)/python scripts/check_docs.py
 
-test: setup
+# The tests drive Debian's Chromium (the page) and replay the golden tapes on build/corpus.db:
+# both come from here, so `make check` passes on a fresh clone with nothing run before it.
+test: setup browser build/corpus.db
 	$(BIN)/pytest -q
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  test "$$(id -u)" = 0 || { echo "Chromium is missing: run 'sudo apt-get install chromium'" >&2; exit 1; }; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 check: lint docs-check test
 
@@ -58,6 +65,7 @@ build/corpus.db: | $(BIN)/edgar-rag
 	mkdir -p build
 	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag ingest --from $(CORPUS)/filings \
 	  --db $@ > build/corpus-ingest.log || true
+	@test -s $@ || { echo "$@ was not built (see build/corpus-ingest.log)" >&2; rm -f $@; exit 1; }
 
 bench: build/corpus.db
 	$(BIN)/python -m edgar_rag.bench.ingest --corpus $(CORPUS) --index build/corpus.db \

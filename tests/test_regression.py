@@ -209,7 +209,7 @@ class GoldOracle:
 @pytest.fixture(scope="module")
 def corpus_db() -> Path:
     """build/corpus.db: the 24 filings of ../shared/corpus/filings, indexed by
-    ``make build/corpus.db`` (about 8 minutes on 2 cores; .ci/run builds it first)."""
+    ``make build/corpus.db`` (about 8 minutes on 2 cores; `make check` builds it first)."""
     if CORPUS_DB.exists():
         return CORPUS_DB
     if not SHARED_FILINGS.exists():
