@@ -43,8 +43,11 @@ class LocalModelGenerator:
         )
         try:
             generation = client.generate(prompt)
-        except GeneratorTimeout:
-            raise
+        except GeneratorTimeout as exc:
+            raise GeneratorTimeout(
+                f"the local model process did not answer within {self._timeout_s:g} s "
+                "(EDGAR_RAG_GENERATOR_TIMEOUT_S; other work on the cores slows it)"
+            ) from exc
         except SourceError as exc:
             cause = self._process.death(worker.pid, wait_s=_DEATH_WAIT_S)
             if cause is None:
