@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from edgar_rag.answer.companies import CompanyDirectory, company_guard
 from edgar_rag.domain import FilingMeta, SourceFormat
+from edgar_rag.rules import read_listing
 
 # In the SEC's order, largest first; the last three fall outside ``PROMINENT`` rows.
 LISTING = [
@@ -72,7 +73,7 @@ def directory(tmp_path_factory: pytest.TempPathFactory) -> CompanyDirectory:
         "name": [name for _, _, name in LISTING],
     }
     pq.write_table(pa.table(columns), path)
-    return CompanyDirectory(path, prominent=PROMINENT)
+    return CompanyDirectory(read_listing(path), prominent=PROMINENT)
 
 
 def _ciks(directory: CompanyDirectory, question: str) -> list[int | None]:
@@ -244,7 +245,7 @@ def test_an_unknown_cik_is_another_company(directory: CompanyDirectory) -> None:
 
 
 def test_indexed_companies_are_recognised_without_the_listing() -> None:
-    directory = CompanyDirectory(None, [("Tesla, Inc.", "TSLA", 1318605)])
+    directory = CompanyDirectory((), [("Tesla, Inc.", "TSLA", 1318605)])
     assert _ciks(directory, "what was tesla's revenue") == [1318605]
     assert _ciks(directory, "TSLA deliveries") == [1318605]
     assert company_guard("What were Tesla's deliveries?", APPLE, directory) is not None

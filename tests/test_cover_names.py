@@ -20,7 +20,8 @@ from edgar_rag.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings, name_from_cover
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.ingest.plain import read_cover_name, registrant_name
-from edgar_rag.ingest.registrants import CompanyList, Registrant, name_key
+from edgar_rag.ingest.registrants import CompanyList, Registrant
+from edgar_rag.rules import company_key
 
 PDFS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "financebench" / "pdfs"
 needs_corpus = pytest.mark.skipif(
@@ -123,10 +124,10 @@ def test_an_unreadable_file_has_no_cover_name() -> None:
 
 
 def test_names_compare_without_case_punctuation_or_legal_form() -> None:
-    assert name_key("Best Buy Co., Inc.") == name_key("BEST BUY CO INC") == ("best", "buy")
-    assert name_key("The Boeing Company") == name_key("BOEING CO") == ("boeing",)
-    assert name_key("Costco Wholesale Corporation") == name_key("COSTCO WHOLESALE CORP /NEW")
-    assert name_key("Johnson & Johnson") == ("johnson", "&", "johnson")
+    assert company_key("Best Buy Co., Inc.") == company_key("BEST BUY CO INC") == ("best", "buy")
+    assert company_key("The Boeing Company") == company_key("BOEING CO") == ("boeing",)
+    assert company_key("Costco Wholesale Corporation") == company_key("COSTCO WHOLESALE CORP /NEW")
+    assert company_key("Johnson & Johnson") == ("johnson", "&", "johnson")
 
 
 def test_only_a_name_of_one_company_gives_its_cik_and_ticker() -> None:

@@ -38,6 +38,7 @@ from edgar_rag.domain import (
     Scope,
 )
 from edgar_rag.retrieve.search import Searcher
+from edgar_rag.rules import fiscal_year_at
 
 ECHO = "echo"
 RECITED_NOTE = "which is cited instead"
@@ -76,7 +77,7 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
                 day = datetime.strptime(" ".join(match.groups()), pattern).date()
             except ValueError:
                 continue
-            return filing.fiscal_year - round((filing.period_end - day).days / 365.25)
+            return fiscal_year_at(day, filing.period_end, filing.fiscal_year)
     years = _YEAR.findall(header)
     return int(years[-1]) if years else None
 
