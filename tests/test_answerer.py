@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from edgar_rag.answer.answerer import Answerer, AnswerSettings, fiscal_year_of_header
-from edgar_rag.answer.companies import CompanyDirectory
 from edgar_rag.answer.generators import EchoGenerator
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.render import response_json
@@ -19,6 +18,7 @@ from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from fakes import ScriptedGenerator, marker_of
 

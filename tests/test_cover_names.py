@@ -12,8 +12,7 @@ from pathlib import Path
 import pypdfium2
 import pytest
 
-from edgar_rag.answer.companies import CompanyDirectory, company_guard
-from edgar_rag.domain import FilingHints, SourceFormat
+from edgar_rag.domain import FilingHints, FilingMeta, SourceFormat
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import Outcome, index_filings
@@ -21,6 +20,7 @@ from edgar_rag.ingest.local import find_local_filings, name_from_cover
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.ingest.plain import read_cover_name, registrant_name
 from edgar_rag.ingest.registrants import CompanyList, Registrant
+from edgar_rag.question.companies import CompanyDirectory, company_guard
 from edgar_rag.rules import company_key
 
 PDFS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "financebench" / "pdfs"
@@ -215,8 +215,13 @@ def test_a_financebench_pdf_is_named_by_its_cover_and_the_guard_knows_it(tmp_pat
         "How many stores did Best Buy Co., Inc. operate at the end of fiscal 2019?",
         "What was BBY's operating income in FY2019?",
     ):
-        assert company_guard(question, meta, directory) is None, question
-    assert company_guard("What was Walmart's revenue in FY2019?", meta, directory)
+        assert guard(question, meta, directory) is None, question
+    assert guard("What was Walmart's revenue in FY2019?", meta, directory)
     by_file_name = replace(meta, company="BESTBUY", ticker=None, cik=None)
     before = CompanyDirectory.from_edgartools([("BESTBUY", None, None)])
-    assert company_guard("What was Best Buy's revenue in FY2019?", by_file_name, before)
+    assert guard("What was Best Buy's revenue in FY2019?", by_file_name, before)
+
+
+def guard(question: str, filing: FilingMeta, directory: CompanyDirectory) -> str | None:
+    """The company guard on the companies ``directory`` finds in ``question``."""
+    return company_guard(question, directory.find(question), filing)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date
 
 from edgar_rag.domain import FactRef
+from edgar_rag.question.words import query_terms
 from edgar_rag.retrieve.facts import concept_words, rank_fact_chunks
 from edgar_rag.retrieve.fuse import fuse_rankings
-from edgar_rag.retrieve.search import query_terms
 
 END = date(2025, 9, 27)
 FACTS = [

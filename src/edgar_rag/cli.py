@@ -34,6 +34,7 @@ from edgar_rag.indexer import FilingSource, IngestResult, Outcome, index_filings
 from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.model.process import describe_status, status_json
+from edgar_rag.question.reading import read_question
 from edgar_rag.service.shapes import filing_entry_json, hit_json
 
 log = logging.getLogger("edgar_rag")
@@ -223,7 +224,7 @@ def search(
     index = open_index(settings)
     searcher = build_searcher(settings, index)
     scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
-    hits = searcher.search(question, scope, k)
+    hits = searcher.search(read_question(question), scope, k)
     index.close()
     if as_json:
         click.echo(json.dumps([hit_json(hit) for hit in hits], indent=2))

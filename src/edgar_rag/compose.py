@@ -9,7 +9,6 @@ from pathlib import Path
 import httpx
 
 from edgar_rag.answer.answerer import Answerer, AnswerSettings
-from edgar_rag.answer.companies import CompanyDirectory
 from edgar_rag.answer.generators import (
     AnthropicGenerator,
     EchoGenerator,
@@ -31,6 +30,7 @@ from edgar_rag.ingest.registrants import CompanyList
 from edgar_rag.model.generator import LocalModelGenerator
 from edgar_rag.model.process import Announce, ModelProcess
 from edgar_rag.model.state import ModelOptions
+from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 
 

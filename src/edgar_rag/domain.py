@@ -337,6 +337,9 @@ class Generation:
     replayed: bool = False
     recorded_s: float = 0.0
     """For a replayed generation, how long the model took when it was recorded (0: unknown)."""
+    verbatim: bool = False
+    """The text is the prompt's passages themselves, written by no model: each is cited, and
+    there is nothing to verify (the echo generator, which runs the pipeline bare)."""
 
 
 class Generator(Protocol):

@@ -30,6 +30,7 @@ from edgar_rag.index.postgres import PostgresIndex, create_database
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import embedding_text
 from edgar_rag.ingest.pipeline import chunk_filing, read_filing
+from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 
 SUBSET = ("AAPL-2025", "NVDA-2025", "JNJ-2024", "TSLA-2024", "WFC-2024")
@@ -145,14 +146,14 @@ def search_latency(
         for q in questions
     }
     corpus = index.resolve_scope()
-    searcher.search("warm up", corpus, 5)
+    searcher.search(read_question("warm up"), corpus, 5)
     scoped, wide = [], []
     for q in questions:
         started = time.perf_counter()
-        searcher.search(q["question"], scopes[(q["ticker"], q["fiscal_year"])], 5)
+        searcher.search(read_question(q["question"]), scopes[(q["ticker"], q["fiscal_year"])], 5)
         scoped.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        searcher.search(q["question"], corpus, 5)
+        searcher.search(read_question(q["question"]), corpus, 5)
         wide.append((time.perf_counter() - started) * 1000)
     return {"queries": len(questions), "scoped": _percentiles(scoped), "corpus": _percentiles(wide)}
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from edgar_rag.answer.answerer import RECITED_NOTE, TRIMMED_NOTE, Answerer
-from edgar_rag.answer.companies import company_guard
 from edgar_rag.answer.gates import apply_gate, cross_fit_thresholds
 from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
 from edgar_rag.answer.tapes import NotRecorded
@@ -29,6 +28,7 @@ from edgar_rag.eval.golden import (
     read_golden,
     write_jsonl,
 )
+from edgar_rag.question.companies import company_guard
 
 GOLDEN = Path("data/golden/questions.jsonl")
 
@@ -121,13 +121,14 @@ def run_split(
         if question.id in done:
             records.append(replace(done[question.id], gold_in_prompt=shown, gold_in_top=whole))
             continue
+        read = prepared.question
         company = (
             directory is not None
             and filing is not None
-            and company_guard(question.question, filing, directory) is not None
+            and company_guard(read.text, read.companies, filing) is not None
         )
         # Through the production gate, so that a replay exercises the code that serves requests.
-        period = not apply_gate("period", question.question, filing, prepared.hits, 0.0).passed
+        period = not apply_gate("period", read, filing, prepared.hits, 0.0).passed
         started = time.perf_counter()
         generation = _generate(answerer, prepared.prompt, question)
         seconds = generation.recorded_s or time.perf_counter() - started

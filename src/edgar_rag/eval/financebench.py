@@ -40,6 +40,7 @@ from edgar_rag.eval.stats import Interval, percentiles, wilson
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 
 KS = (1, 5, 10)
@@ -438,7 +439,7 @@ def _index_pdfs(
 
 def _ask(case: Case, scope: Scope, searcher: Searcher, answerer: Answerer) -> dict[str, Any]:
     """One question's row: its evidence ranks, and its answer when the gold is a bare figure."""
-    hits = searcher.search(case.question, scope, max(KS))
+    hits = searcher.search(read_question(case.question), scope, max(KS))
     row: dict[str, Any] = {
         "id": case.financebench_id,
         "doc": case.doc_name,

@@ -34,6 +34,7 @@ from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.ingest.pipeline import ingest_filing
+from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher, SearchSettings
 
 FIGURES = Path("data/retrieval/figures.jsonl")
@@ -156,7 +157,7 @@ def evaluate(
             if corpus_wide
             else index.resolve_scope(ticker=case.ticker, fiscal_year=case.fiscal_year)
         )
-        rank = first_hit_rank(searcher.search(case.question, scope, max(KS)), case)
+        rank = first_hit_rank(searcher.search(read_question(case.question), scope, max(KS)), case)
         for group in ("all", *case.groups):
             ranks[group].append(rank)
     return {group: score(values) for group, values in sorted(ranks.items())}

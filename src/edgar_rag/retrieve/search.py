@@ -4,32 +4,16 @@ reciprocal rank, with near-duplicate passages removed so that k slots carry k di
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from edgar_rag.domain import Embedder, Hit, PassageIndex, Scope
+from edgar_rag.question.reading import Question
 from edgar_rag.retrieve.facts import rank_fact_chunks
 from edgar_rag.retrieve.fuse import fuse_rankings
 from edgar_rag.retrieve.rerank import Reranker, rerank_hits
-
-_WORD = re.compile(r"[a-z0-9][a-z0-9'&.-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
-STOPWORDS = frozenset(
-    (
-        "a an and are as at be been by did do does for from had has have how i in is it its "
-        "of on or s the their them there these they this those to was were what when where "
-        "which who whom why will with would you your company company's fiscal year years much "
-        "many report reported say says tell me please about"
-    ).split()
-)
-
-
-def query_terms(question: str) -> list[str]:
-    """The words of a question worth matching lexically (stopwords and repeats removed)."""
-    words = [w.lower().strip(".'") for w in _WORD.findall(question)]
-    return list(dict.fromkeys(w for w in words if w and w not in STOPWORDS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,16 +55,16 @@ class Searcher:
     settings: SearchSettings = field(default_factory=SearchSettings)
     reranker: Reranker | None = None
 
-    def search(self, question: str, scope: Scope, k: int = 5) -> list[Hit]:
+    def search(self, question: Question, scope: Scope, k: int = 5) -> list[Hit]:
         return self.search_timed(question, scope, k)[0]
 
     def search_timed(
-        self, question: str, scope: Scope, k: int = 5
+        self, question: Question, scope: Scope, k: int = 5
     ) -> tuple[list[Hit], SearchTimings]:
         """The hits and what each stage of finding them took (per call, so concurrent callers
         never read each other's timings)."""
         started = time.perf_counter()
-        query = self.embedder.embed([question])[0]
+        query = self.embedder.embed([question.text])[0]
         embedded = time.perf_counter()
         settings = self.settings
         dense = (
@@ -89,13 +73,13 @@ class Searcher:
             else []
         )
         lexical = (
-            self.index.lexical_search(query_terms(question), scope.filing_id, settings.candidates)
+            self.index.lexical_search(question.terms, scope.filing_id, settings.candidates)
             if settings.lexical
             else []
         )
         facts = (
             rank_fact_chunks(
-                query_terms(question),
+                question.terms,
                 self.index.displayed_facts(scope.filing_id),
                 scope.filing.period_end if scope.filing else None,
                 settings.candidates,
@@ -128,7 +112,7 @@ class Searcher:
             for rank, i in enumerate(keep, 1)
         ]
         if self.reranker is not None:  # its time counts in fuse_ms
-            scores = self.reranker.rerank(question, [hit.passage.chunk.text for hit in hits])
+            scores = self.reranker.rerank(question.text, [hit.passage.chunk.text for hit in hits])
             hits = rerank_hits(hits, scores)[:k]
         done = time.perf_counter()
         return hits, SearchTimings(

@@ -43,6 +43,7 @@ from edgar_rag.compose import build_answerer, build_searcher, open_index
 from edgar_rag.config import Settings
 from edgar_rag.domain import FilingStore, Scope
 from edgar_rag.errors import ConfigError, NotFoundError, SourceError
+from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.docs import install_docs
 from edgar_rag.service.failures import (
@@ -254,7 +255,9 @@ def create_app(services: Services) -> FastAPI:
         def work(ready: Answerer) -> dict[str, Any]:
             response = ready.answer(body.question, Scope())
             record.answered(response)
-            return query_json(response, searcher.search(body.question, Scope(), body.top_k))
+            return query_json(
+                response, searcher.search(read_question(body.question), Scope(), body.top_k)
+            )
 
         answered = await generate(work)
         await _note_disconnect(request)
@@ -270,7 +273,7 @@ def create_app(services: Services) -> FastAPI:
     def search(body: SearchRequest, request: Request) -> dict[str, Any]:
         record_of(request).question = body.question
         scope = resolve(body)
-        hits = searcher.search(body.question, scope, body.k)
+        hits = searcher.search(read_question(body.question), scope, body.k)
         return {
             "question": body.question,
             "source": filing_json(scope.filing) if scope.filing is not None else None,

@@ -223,8 +223,11 @@ class CompanyDirectory:
             yield CompanyMention(match.group(), *match.span(), (company,), "cik")
 
 
-def company_guard(question: str, filing: FilingMeta, directory: CompanyDirectory) -> str | None:
-    """None unless the question asks about another company than the filer's, else why.
+def company_guard(
+    question: str, mentions: tuple[CompanyMention, ...], filing: FilingMeta
+) -> str | None:
+    """None unless the question asks about another company than the filer's, else why;
+    ``mentions`` are the companies a directory found in it (``CompanyDirectory.find``).
 
     The filer is the implicit subject when the question names it too ("What does Apple say
     about its agreement with Google?", "How much did Google pay Apple?"), or names the other
@@ -233,7 +236,6 @@ def company_guard(question: str, filing: FilingMeta, directory: CompanyDirectory
     within six words of a relational word (*competitors*, *customer*, *supplier*, *partner*,
     *agreement*, *deal*, *acquisition*, *lawsuit*, *mention*, *rating*, *depends*...).
     """
-    mentions = directory.find(question)
     filer = CompanyDirectory((), [(filing.company, filing.ticker, filing.cik)], any_case=True)
     own = [
         mention

@@ -121,10 +121,11 @@ def asked_fiscal_years(
     return frozenset(years)
 
 
-def period_guard(question: str, filing: FilingMeta) -> str | None:
-    """None when the filing reports every fiscal year the question names, else why not."""
+def period_guard(asked: frozenset[int], filing: FilingMeta) -> str | None:
+    """None when the filing reports every fiscal year ``asked`` (those a question names, read
+    by ``asked_fiscal_years``), else why not."""
     reported = filing.years_reported or (filing.fiscal_year,)
-    missing = sorted(asked_fiscal_years(question, filing) - set(reported))
+    missing = sorted(asked - set(reported))
     if not missing:
         return None
     return (
