@@ -126,6 +126,30 @@ def test_a_figure_from_a_passage_that_never_names_the_metric_asked_is_withheld(
     assert "416,161" not in declined.detail
 
 
+def test_a_percentage_printed_for_one_metric_never_answers_another(index: SqliteIndex) -> None:
+    """Home Depot's MD&A prints its gross profit margin (33.4%) in a sentence that also says
+    "net sales": asked for the net profit margin, the figure is withheld, whether the model
+    cites that passage or another one (which the verifier would move the citation from)."""
+    gross = "33.4% for both"
+    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+    scope = index.resolve_scope(ticker="HD", fiscal_year=2024)
+    for cited in (gross, "Net sales"):
+        sentence = "Home Depot's {metric} was 33.4% in fiscal 2024 [{marker}]."
+        for metric, reason in (
+            ("net profit margin", Reason.UNSUPPORTED_CLAIM),
+            ("gross profit margin", None),
+        ):
+            reply = cite(cited, sentence.replace("{metric}", metric))
+            question = f"What was Home Depot's {metric} in fiscal 2024?"
+            response = answerer(index, ScriptedGenerator([reply]), settings=whole).answer(
+                question, scope
+            )
+            assert response.reason is reason, (cited, metric, response.detail)
+            if reason is None:
+                assert response.citations
+                assert all(gross in c.quote for c in response.citations)
+
+
 def test_a_figure_answering_a_year_the_filing_does_not_report_is_withheld(
     index: SqliteIndex,
 ) -> None:

@@ -4,9 +4,10 @@ the question asks about (the question's words are read in ``question.words``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 
-from edgar_rag.answer.numbers import find_figures, passage_figures, supports
+from edgar_rag.answer.numbers import PROSE_SENTENCE, Figure, find_figures, passage_figures, supports
 from edgar_rag.question.words import (
     DISTINGUISHING,
     GENERIC,
@@ -28,7 +29,9 @@ def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[st
     with its synonyms), every distinguishing word the question says (``diluted``; ``net`` beside
     a word for profit), and no qualifier the question does not say. A table row must do so in
     its own label, not only through its group ("Shareholders' equity: Retained earnings" is no
-    equity total), unless its own label says nothing but ``Total`` or the like.
+    equity total), unless its own label says nothing but ``Total`` or the like. A sentence
+    whose figure belongs to a metric of another kind (``gross margin ... 51.2%`` for a question
+    on net margin) backs no figure of the metric asked, whatever else its line says.
     """
     words = list(words)
     wanted = expand(words, strict=True)
@@ -46,6 +49,8 @@ def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[st
             printed = passage_figures(line)
             if not any(supports(p, c) for p in printed for c in claims):
                 continue
+            if " | " not in line and not _backing_sentences(line, claims, words):
+                continue
             naming = _naming_text(line, unasked)
             said = text_stems(naming or "")
             if (
@@ -56,6 +61,26 @@ def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[st
             ):
                 return True
     return False
+
+
+_METRIC_KIND = re.compile(
+    r"\b(gross|operating|diluted|basic)\s+(?:profit\s+)?"
+    r"(?:margins?|profits?|income|earnings|loss(?:es)?|eps|per\s+share)\b",
+    re.IGNORECASE,
+)
+"""A kind of metric named in prose: ``gross margin``, ``operating income``, ``diluted EPS``."""
+
+
+def _backing_sentences(line: str, claims: Sequence[Figure], words: Sequence[str]) -> list[str]:
+    """The sentences of a prose line that print one of ``claims`` and name no metric of a kind
+    the question does not ask (``gross`` margin when it asks about net margin)."""
+    asked = {stem(word) for word in words}
+    return [
+        sentence
+        for sentence in PROSE_SENTENCE.split(line)
+        if any(supports(p, c) for p in passage_figures(sentence) for c in claims)
+        and all(stem(kind[1].lower()) in asked for kind in _METRIC_KIND.finditer(sentence))
+    ]
 
 
 def _naming_text(line: str, unasked: set[str]) -> str | None:

@@ -129,7 +129,7 @@ def _prose_figures(line: str) -> list[PrintedFigure]:
     (None where the sentence does not say which year), so that a prose figure is held to the
     period asked as a table cell is (``$384 million of payments in 2023`` is a 2023 figure)."""
     printed = []
-    for sentence in _PROSE_SENTENCE.split(line):
+    for sentence in PROSE_SENTENCE.split(line):
         years = [m for m in _YEAR_IN_HEADER.finditer(sentence) if not _inside_figure(m, sentence)]
         for figure in find_figures(sentence):
             printed.append(PrintedFigure(figure, (), _year_of(figure, sentence, years), None))
@@ -155,7 +155,8 @@ def _year_of(figure: Figure, sentence: str, years: list[re.Match[str]]) -> str |
 
 
 _GROUPED_RUN = re.compile(r"\d+(?:,\d+)+")
-_PROSE_SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“])")
+PROSE_SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“])")
+"""Where one sentence of a prose line ends and the next begins."""
 _YEAR_AFTER = re.compile(
     r"(?:\s+of\s+[a-z][a-z\s-]{0,30}?)?\s+(?:in|during|for|at the end of)\s+"
     r"(?:(?:fiscal|calendar)\s+(?:year\s+)?|the\s+(?:fiscal\s+)?year\s+)?(?P<year>(?:19|20)\d{2})\b"
