@@ -14,7 +14,7 @@ from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
-from edgar_rag.question.reading import read_question
+from edgar_rag.question.reading import Kind, read_question
 from edgar_rag.question.words import query_terms
 from edgar_rag.retrieve.fuse import fuse_rankings
 from edgar_rag.retrieve.search import Searcher, SearchSettings
@@ -95,3 +95,19 @@ def test_a_corpus_wide_search_can_return_several_filings(searcher: Searcher) -> 
         read_question("net sales stores revenue"), searcher.index.resolve_scope(), 10
     )
     assert len({h.passage.filing_id for h in hits}) > 1
+
+
+def test_the_facts_ranker_serves_figure_questions_not_narrative_ones(searcher: Searcher) -> None:
+    """docs/retrieval.md: fact chunks crowd prose out of a narrative question's top five."""
+    scope = searcher.index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    plain = Searcher(searcher.index, searcher.embedder, SearchSettings(facts=False))
+
+    def ids(engine: Searcher, text: str) -> list[int]:
+        return [hit.passage.chunk_id for hit in engine.search(read_question(text), scope, 10)]
+
+    narrative = "Why do Apple's net sales depend on its iPhone and Services revenue?"
+    assert read_question(narrative).kind is Kind.NARRATIVE
+    assert ids(searcher, narrative) == ids(plain, narrative)
+    lookup = "What were Apple's net sales and net income in fiscal 2025?"
+    assert read_question(lookup).kind is Kind.LOOKUP
+    assert ids(searcher, lookup) != ids(plain, lookup)

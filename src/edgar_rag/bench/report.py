@@ -409,7 +409,7 @@ def _load_figures(load: dict[str, Any]) -> list[str]:
 
 
 def _retrieval_figures(data: dict[str, Any]) -> list[str]:
-    default = data["arms"]["hybrid+dedup+facts"]
+    default = data["arms"][data["default_arm"]]
     return [
         f"| XBRL figure questions: passage printing the figure in the top 5, scoped "
         f"({int(default['figure']['n'])} questions) | {default['figure']['recall@5']:.3f} | "

@@ -22,7 +22,7 @@ HEADER = [
 
 def render_retrieval(report: dict[str, Any]) -> str:
     arms = report["arms"]
-    default = arms["hybrid+dedup+facts"]
+    default = arms[report["default_arm"]]
     lines = [
         "# Retrieval",
         "",
@@ -38,7 +38,7 @@ def render_retrieval(report: dict[str, Any]) -> str:
         f"- The index: the whole corpus, {report['corpus_chunks']} chunks of 800 characters with "
         "150 of overlap.",
         "",
-        "## Targets (default search: hybrid + dedup + XBRL facts, scoped)",
+        f"## Targets (default search: {report['default_arm']}, scoped)",
         "",
         "| set | recall@5 | target | met |",
         "| --- | ---: | ---: | --- |",

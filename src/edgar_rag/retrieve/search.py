@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from edgar_rag.domain import Embedder, Hit, PassageIndex, Scope
-from edgar_rag.question.reading import Question
+from edgar_rag.question.reading import Kind, Question
 from edgar_rag.retrieve.facts import rank_fact_chunks
 from edgar_rag.retrieve.fuse import fuse_rankings
 from edgar_rag.retrieve.rerank import Reranker, rerank_hits
@@ -24,6 +24,9 @@ class SearchSettings:
     lexical: bool = True
     facts: bool = True
     """Rank the chunks that display XBRL facts whose names match the question (scoped only)."""
+    facts_kinds: frozenset[Kind] = frozenset(set(Kind) - {Kind.NARRATIVE})
+    """The kinds of question the facts ranker serves: not narrative ones, whose answer is prose
+    that the chunks of figures crowd out of the top five (docs/retrieval.md)."""
     facts_weight: float = 2.0
     """The fact ranking counts this many times in the fusion (docs/retrieval.md)."""
     facts_min_share: float = 0.5
@@ -85,7 +88,9 @@ class Searcher:
                 settings.candidates,
                 settings.facts_min_share,
             )
-            if settings.facts and scope.filing_id is not None
+            if settings.facts
+            and scope.filing_id is not None
+            and question.kind in settings.facts_kinds
             else []
         )
         searched = time.perf_counter()
