@@ -1,0 +1,238 @@
+"""Operands resolved against a filing's reported facts, never guessed.
+
+An operand is the one consolidated fact (no dimensions) of its line item's concepts for the
+asked fiscal year, in the filing's own fiscal calendar: a year-long duration for a flow, the
+year-end instant for a balance. A prior year comes from the asked filing's comparative column,
+or from another indexed filing of the company when the caller passes one (the operand's
+reference names the filing it came from). A figure not reported, or reported twice with values
+that disagree, is a ``MissingFigure`` naming the line item and year: no other period or concept
+is ever taken in its place.
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Protocol
+
+from edgar_rag.domain import Fact, FilingMeta
+from edgar_rag.figures.calculator import (
+    Calculation,
+    CalculationDecline,
+    FigureRef,
+    Operand,
+    calculate,
+    needed_operands,
+)
+from edgar_rag.figures.formula import Expr
+from edgar_rag.figures.library import LineItem, Metric, MetricLibrary, PeriodKind, ResultUnit
+
+MISSING_FIGURE = "missing_figure"
+"""The decline reason a missing operand maps to (DESIGN.md's table of reasons)."""
+
+DAYS_PER_YEAR = 365.25
+"""Fiscal years are counted back from the filing's period end in years of this many days, the
+rule of ``answer/periods.py`` and ``ingest/xbrl.py`` (``fiscal_year - round(days / 365.25)``)."""
+YEAR_END_TOLERANCE_DAYS = 21
+"""How far a fact's end may sit from a fiscal year end and still be that year's: 52/53-week
+years move the end by up to a week a year. A quarter's end is never within it."""
+FULL_YEAR_DAYS = range(350, 381)
+"""A duration this many days long is a fiscal year (52 or 53 weeks, or twelve months)."""
+
+
+class FactLookup(Protocol):
+    """The facts of one filing for the concepts asked; the stores will implement it."""
+
+    def filing_facts(self, filing_id: int, concepts: Sequence[str]) -> list[Fact]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FilingFigures:
+    """One filing's facts, as the resolver reads them."""
+
+    filing_id: int | None
+    meta: FilingMeta
+    facts: Sequence[Fact]
+
+
+def load_figures(
+    lookup: FactLookup, filing_id: int, meta: FilingMeta, library: MetricLibrary
+) -> FilingFigures:
+    """The facts of the library's concepts in one stored filing."""
+    return FilingFigures(filing_id, meta, lookup.filing_facts(filing_id, library.concepts()))
+
+
+@dataclass(frozen=True, slots=True)
+class MissingFigure:
+    """An operand the filings do not report for the period asked: a ``missing_figure``
+    decline whose detail names it."""
+
+    item: str
+    fiscal_year: int
+    detail: str
+    reason: str = MISSING_FIGURE
+
+
+def fiscal_year_of(end: date, meta: FilingMeta) -> int | None:
+    """The fiscal year, in the filing's own calendar, that ends on ``end``; None when ``end`` is
+    not near any fiscal year's end of the filing (a quarter's end)."""
+    if meta.period_end is None:
+        return None
+    years_back = (meta.period_end - end).days / DAYS_PER_YEAR
+    back = round(years_back)
+    if abs(years_back - back) * DAYS_PER_YEAR > YEAR_END_TOLERANCE_DAYS:
+        return None
+    return meta.fiscal_year - back
+
+
+def resolve_operand(
+    item: LineItem, fiscal_year: int, filings: Sequence[FilingFigures]
+) -> Operand | MissingFigure:
+    """The one reported figure of ``item`` for ``fiscal_year``: from the first of ``filings``
+    (the asked filing first) that reports it, by the item's concepts in order of preference."""
+    for figures in filings:
+        found = _from_filing(item, fiscal_year, figures)
+        if found is not None:
+            return found
+    where = _describe(filings[0].meta) if filings else "no filing"
+    return MissingFigure(
+        item.key, fiscal_year, f"{item.label} for fiscal {fiscal_year} is not reported in {where}"
+    )
+
+
+def resolve_operands(
+    formula: Expr, fiscal_year: int, library: MetricLibrary, filings: Sequence[FilingFigures]
+) -> list[Operand] | MissingFigure:
+    """Every operand the formula needs for ``fiscal_year``, or the first one missing."""
+    operands: list[Operand] = []
+    for key, year in needed_operands(formula, fiscal_year):
+        found = resolve_operand(library.items[key], year, filings)
+        if isinstance(found, MissingFigure):
+            return found
+        operands.append(found)
+    return operands
+
+
+def compute_metric(
+    metric: Metric,
+    fiscal_year: int,
+    library: MetricLibrary,
+    filings: Sequence[FilingFigures],
+    *,
+    decimals: int | None = None,
+) -> Calculation | CalculationDecline | MissingFigure:
+    """A library metric for one fiscal year: operands resolved, then calculated."""
+    return compute_formula(
+        metric.formula, fiscal_year, library, filings,
+        unit=metric.unit, decimals=decimals, metric=metric.key,
+    )  # fmt: skip
+
+
+def compute_formula(
+    formula: Expr,
+    fiscal_year: int,
+    library: MetricLibrary,
+    filings: Sequence[FilingFigures],
+    *,
+    unit: ResultUnit,
+    decimals: int | None = None,
+    scale: int | None = None,
+    metric: str | None = None,
+) -> Calculation | CalculationDecline | MissingFigure:
+    """Any formula over the library's line items (a question's own) for one fiscal year."""
+    operands = resolve_operands(formula, fiscal_year, library, filings)
+    if isinstance(operands, MissingFigure):
+        return operands
+    return calculate(
+        formula, fiscal_year, operands, unit, decimals=decimals, scale=scale, metric=metric
+    )
+
+
+def _from_filing(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Operand | None:
+    for concept in item.all_concepts:
+        matching = [
+            fact
+            for fact in figures.facts
+            if fact.concept == concept
+            and not fact.dimensions
+            and _is_period(fact, item.period)
+            and fiscal_year_of(fact.period_end, figures.meta) == fiscal_year
+        ]
+        if matching:
+            chosen = _agreed(matching)
+            if chosen is None:
+                return None
+            return _operand(item, fiscal_year, chosen, figures)
+    return None
+
+
+def _is_period(fact: Fact, kind: PeriodKind) -> bool:
+    if kind is PeriodKind.INSTANT:
+        return fact.period_start is None
+    return fact.period_start is not None and (
+        (fact.period_end - fact.period_start).days in FULL_YEAR_DAYS
+    )
+
+
+def _agreed(facts: Iterable[Fact]) -> Fact | None:
+    """The most precise of facts reporting one figure, the displayed one first; None when they
+    disagree beyond their own rounding (``39.3`` billion and ``39,345.3`` million agree)."""
+    ordered = sorted(
+        facts,
+        key=lambda f: (
+            -(f.decimals if f.decimals is not None else 99),
+            f.offset is None,
+            f.offset or 0,
+        ),
+    )
+    best = ordered[0]
+    exact = _decimal(best.value)
+    for other in ordered[1:]:
+        if other.decimals is None:
+            if _decimal(other.value) != exact:
+                return None
+            continue
+        places = Decimal(1).scaleb(-other.decimals)
+        if exact.quantize(places, rounding=decimal.ROUND_HALF_UP) != _decimal(other.value).quantize(
+            places, rounding=decimal.ROUND_HALF_UP
+        ):
+            return None
+    return best
+
+
+def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigures) -> Operand:
+    meta = figures.meta
+    return Operand(
+        item=item.key,
+        label=item.label,
+        fiscal_year=fiscal_year,
+        value=_decimal(fact.value),
+        unit=item.unit,
+        scale=-fact.decimals if fact.decimals is not None and fact.decimals < 0 else 0,
+        period_start=fact.period_start,
+        period_end=fact.period_end,
+        citation=FigureRef(
+            filing_id=figures.filing_id,
+            accession=meta.accession,
+            filing_fiscal_year=meta.fiscal_year,
+            concept=fact.concept,
+            row_label=None,
+            chunk_ordinal=fact.chunk_ordinal,
+            offset=fact.offset,
+            displayed=fact.displayed,
+        ),
+        outflow=item.outflow,
+    )
+
+
+def _decimal(value: float) -> Decimal:
+    """A fact's value as the decimal it was written as (``repr`` is the shortest round trip)."""
+    return Decimal(repr(value))
+
+
+def _describe(meta: FilingMeta) -> str:
+    who = meta.ticker or meta.company
+    return f"{who}'s {meta.form} for fiscal {meta.fiscal_year}"
