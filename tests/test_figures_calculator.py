@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 
@@ -144,3 +145,10 @@ def test_a_stated_result_is_checked_by_recomputing_from_its_operands() -> None:
     assert result_supported(result, Decimal("33.4"))
     assert result_supported(result, Decimal("33.42"))
     assert not result_supported(result, Decimal("33.5"))
+
+
+def test_operands_print_losses_and_payments_in_parentheses() -> None:
+    loss = replace(_operand("operating_income", "10,707"), value=Decimal("-10707000000"))
+    assert loss.printed == "(10,707)"
+    assert _operand("capex", "3,485", outflow=True).printed == "(3,485)"
+    assert _operand("revenue", "159,514").printed == "159,514"

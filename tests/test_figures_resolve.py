@@ -21,6 +21,7 @@ from edgar_rag.figures.resolve import (
     compute_metric,
     fiscal_year_of,
     load_figures,
+    print_scale,
     resolve_operand,
 )
 from figures_facts import corpus_figures
@@ -162,3 +163,17 @@ def test_a_store_fits_the_lookup_port_and_is_asked_only_the_librarys_concepts() 
     figures = load_figures(store, 8, hd.meta, LIBRARY)
     assert store.asked == [(8, LIBRARY.concepts())]
     assert len(figures.facts) == len(hd.facts)
+
+
+def test_an_operand_keeps_the_scale_and_decimals_it_is_printed_in() -> None:
+    mcd = corpus_figures()["MCD-2023"]
+    debt = [f for f in mcd.facts if f.concept == "us-gaap:LongTermDebt" and not f.dimensions]
+    assert sorted(print_scale(f) for f in debt if f.period_end == date(2023, 12, 31)) == [
+        (6, 1), (9, 1)
+    ]  # fmt: skip
+    # McDonald's prints millions to one decimal, so its EBITDA keeps one: operating income
+    # 11,646.7 + the cash flow statement's depreciation and amortization 1,978.2 (not the 381.7
+    # of SG&A it tags as DepreciationDepletionAndAmortization).
+    ebitda = compute_metric(LIBRARY.metrics["ebitda"], 2023, LIBRARY, [mcd])
+    assert isinstance(ebitda, Calculation)
+    assert ebitda.text() == "$13,624.9 million"

@@ -83,12 +83,16 @@ class Operand:
     period_end: date
     citation: FigureRef
     outflow: bool = False
+    places: int = 0
+    """Decimals printed in that scale: 1 for McDonald's ``11,646.7`` million."""
 
     @property
     def printed(self) -> str:
-        """The figure as the statement prints it: payments in parentheses."""
-        shown = self.citation.displayed
-        return f"({shown})" if self.outflow and not shown.startswith("(") else shown
+        """The figure as the statement prints it: a loss, or a payment (an outflow whose value
+        is positive), in parentheses; a receipt on an outflow line without."""
+        shown = self.citation.displayed.strip("()")
+        negative = self.value > 0 if self.outflow else self.value < 0
+        return f"({shown})" if negative else shown
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -99,6 +103,7 @@ class Operand:
             "printed": self.printed,
             "unit": str(self.unit),
             "scale": self.scale,
+            "places": self.places,
             "period_start": self.period_start.isoformat() if self.period_start else None,
             "period_end": self.period_end.isoformat(),
             "accession": self.citation.accession,
@@ -218,7 +223,7 @@ def calculate(
         shown_scale = scale if scale is not None else _print_scale(used)
     else:
         shown_scale = 0
-    places = DEFAULT_DECIMALS[unit] if decimals is None else decimals
+    places = _default_places(unit, used, shown_scale) if decimals is None else decimals
     rounded = (value.scaleb(-shown_scale)).quantize(
         Decimal(1).scaleb(-places), rounding=decimal.ROUND_HALF_UP
     )
@@ -261,6 +266,15 @@ def result_supported(calculation: Calculation, stated: Decimal) -> bool:
         return False
     places = Decimal(1).scaleb(-again.decimals)
     return stated.quantize(places, rounding=decimal.ROUND_HALF_UP) == again.rounded
+
+
+def _default_places(unit: ResultUnit, operands: Iterable[Operand], scale: int) -> int:
+    """A unit's default decimals; a dollar result keeps the decimals its operands print in the
+    same scale (McDonald's prints millions to one decimal)."""
+    if unit is not ResultUnit.USD:
+        return DEFAULT_DECIMALS[unit]
+    printed = [o.places for o in operands if o.unit is Dimension.USD and o.scale == scale]
+    return max(printed, default=DEFAULT_DECIMALS[unit])
 
 
 def _print_scale(operands: Iterable[Operand]) -> int:

@@ -65,6 +65,9 @@ class LineItem:
     """Row labels that print it in a statement without XBRL."""
     outflow: bool = False
     """Printed in parentheses (a payment) while its XBRL value is positive."""
+    largest: bool = False
+    """Take the largest figure of all the concepts, not the first concept's: the item is a
+    total that some filers tag with the concept others use for a component."""
 
     @property
     def all_concepts(self) -> tuple[str, ...]:
@@ -152,6 +155,7 @@ def _line_item(key: str, entry: Mapping[str, Any]) -> LineItem:
             synonyms=tuple(str(s).lower() for s in entry.get("synonyms", ())),
             rows=tuple(entry.get("rows", ())),
             outflow=entry.get("printed") == "outflow",
+            largest=entry.get("choose") == "largest",
         )
     except (KeyError, ValueError) as error:
         raise ConfigError(f"line item {key!r} of the metric library: {error}") from error

@@ -12,6 +12,7 @@ is ever taken in its place.
 from __future__ import annotations
 
 import decimal
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -152,6 +153,7 @@ def compute_formula(
 
 
 def _from_filing(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Operand | None:
+    found: list[Fact] = []
     for concept in item.all_concepts:
         matching = [
             fact
@@ -161,12 +163,17 @@ def _from_filing(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Op
             and _is_period(fact, item.period)
             and fiscal_year_of(fact.period_end, figures.meta) == fiscal_year
         ]
-        if matching:
-            chosen = _agreed(matching)
-            if chosen is None:
-                return None
+        if not matching:
+            continue
+        chosen = _agreed(matching)
+        if chosen is None:
+            return None
+        if not item.largest:
             return _operand(item, fiscal_year, chosen, figures)
-    return None
+        found.append(chosen)
+    if not found:
+        return None
+    return _operand(item, fiscal_year, max(found, key=lambda f: f.value), figures)
 
 
 def _is_period(fact: Fact, kind: PeriodKind) -> bool:
@@ -205,13 +212,15 @@ def _agreed(facts: Iterable[Fact]) -> Fact | None:
 
 def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigures) -> Operand:
     meta = figures.meta
+    scale, places = print_scale(fact)
     return Operand(
         item=item.key,
         label=item.label,
         fiscal_year=fiscal_year,
         value=_decimal(fact.value),
         unit=item.unit,
-        scale=-fact.decimals if fact.decimals is not None and fact.decimals < 0 else 0,
+        scale=scale,
+        places=places,
         period_start=fact.period_start,
         period_end=fact.period_end,
         citation=FigureRef(
@@ -226,6 +235,25 @@ def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigure
         ),
         outflow=item.outflow,
     )
+
+
+def print_scale(fact: Fact) -> tuple[int, int]:
+    """The power of ten a fact is printed in and the decimals printed: ``11,646.7`` for
+    11,646,700,000 is (6, 1), ``39.3`` for 39,300,000,000 is (9, 1) (read from the value and the
+    figure as displayed; from XBRL decimals when the display is not a plain number)."""
+    shown = fact.displayed.strip("()$ ").replace(",", "")
+    try:
+        number = Decimal(shown)
+    except decimal.InvalidOperation:
+        number = Decimal(0)
+    if number != 0 and fact.value != 0:
+        scale = round(math.log10(abs(fact.value) / float(abs(number))))
+        exponent = number.as_tuple().exponent
+        return scale, max(0, -exponent) if isinstance(exponent, int) else 0
+    if fact.decimals is None or fact.decimals >= 0:
+        return 0, max(fact.decimals or 0, 0)
+    scale = 3 * math.ceil(-fact.decimals / 3)
+    return scale, scale + fact.decimals
 
 
 def _decimal(value: float) -> Decimal:

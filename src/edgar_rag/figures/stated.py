@@ -77,7 +77,7 @@ _SPAN = re.compile(
     r"\b(?P<kind>average|change\s+in)\s+(?P<phrase>[^()+\-*/]+?)\s+between\s+"
     r"fy\s?(?P<first>\d{4})\s+and\s+fy\s?(?P<last>\d{4})"
 )
-_SPLIT = re.compile(r"(\s*[()+\-*/]\s*)")
+_SPLIT = re.compile(r"(\s*[()+\-*/^]\s*)")
 _LEADING_YEAR = re.compile(r"^fy\s?(\d{4})\s+(.+)$")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _DECIMALS = re.compile(r"\b(one|two|three|four|zero|\d)\s+decimal\s+place", re.IGNORECASE)
@@ -203,7 +203,7 @@ def _formal(
     pieces = []
     for piece in _SPLIT.split(text):
         stripped = piece.strip()
-        if not stripped or stripped in "()+-*/":
+        if not stripped or stripped in "()+-*/^":
             pieces.append(stripped)
         elif stripped.startswith("@") and stripped[1:].isdigit():
             pieces.append(spans[int(stripped[1:])])
