@@ -1,0 +1,316 @@
+"""The derived golden set of computed questions, and its ceiling without model or retrieval.
+
+For each indexed filing with a ticker, the library's metrics that its own XBRL facts can compute
+(for its fiscal year, with prior years from its comparative columns) become questions, worded
+from several templates and each metric's synonyms; about one in four states its formula in
+words, as FinanceBench does. The gold is the calculator's, rounded as the question asks.
+Companies split into dev and eval as the golden set's do (``split_companies``).
+
+The ceiling reads each question back the way the answer path will (its stated formula, else the
+library metric it names; its fiscal year from ``answer.periods``), resolves the operands in the
+filing and computes: the share it gets right is what the answer path can reach at best.
+
+    python -m edgar_rag.eval.computed --index build/corpus.db --out data/computed
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from decimal import Decimal
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from edgar_rag.answer.periods import asked_fiscal_years
+from edgar_rag.eval.golden import short_name, split_companies, write_jsonl
+from edgar_rag.figures.calculator import Calculation
+from edgar_rag.figures.formula import Binary, Const, Expr, Neg, Ref
+from edgar_rag.figures.library import Metric, MetricLibrary, ResultUnit, load_library
+from edgar_rag.figures.resolve import FilingFigures, compute_formula, compute_metric
+from edgar_rag.figures.stated import StatedFormula, asked_decimals, read_stated_formula
+from edgar_rag.index.sqlite import SqliteIndex
+
+METRICS_PER_FILING = 10
+"""Metrics asked of each filing for its own fiscal year, the least asked kinds first."""
+PRIOR_YEAR_PER_FILING = 2
+"""Metrics asked of each filing for the year before its own, from its comparative columns."""
+STATED_SHARE = 4
+"""One question in this many states its formula in words."""
+
+_TEMPLATES = (
+    "What was {company}'s {metric} in fiscal {year}?",
+    "What is the FY{year} {metric} for {company}?",
+    "{company} {metric} FY{yy}",
+    "Compute {company}'s {metric} for fiscal year {year}.",
+    "In fiscal {year}, what was the {metric} of {company}?",
+)
+_UNIT_ASKS = {
+    ResultUnit.PERCENT: " Answer in percent, rounded to one decimal place.",
+    ResultUnit.RATIO: " Round your answer to two decimal places.",
+    ResultUnit.DAYS: " Round your answer to one decimal place.",
+    ResultUnit.USD: " Answer in USD millions.",
+    ResultUnit.USD_PER_SHARE: " Round your answer to two decimal places.",
+}
+_UNIT_DECIMALS = {ResultUnit.PERCENT: 1, ResultUnit.RATIO: 2, ResultUnit.DAYS: 1}
+
+
+class ComputedOperand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    item: str
+    fiscal_year: int
+    concept: str | None
+    displayed: str
+    value: str
+
+
+class ComputedQuestion(BaseModel):
+    """A question whose gold is computed by code from the filing's tagged figures."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    split: str
+    ticker: str
+    filing_fiscal_year: int
+    """The filing in scope (``--ticker`` and ``--year``)."""
+    fiscal_year: int
+    """The fiscal year asked: the filing's own, or the one before from its comparative column."""
+    metric: str
+    question: str
+    stated_formula: bool
+    """Whether the question writes its formula out (FinanceBench style)."""
+    unit: str
+    decimals: int
+    scale: int
+    value: str
+    """The gold result, rounded, in ``unit`` and ``scale``."""
+    text: str
+    formula: str
+    operands: tuple[ComputedOperand, ...]
+
+
+def _pick(seed: str, options: Sequence[str]) -> str:
+    return options[int(hashlib.sha256(seed.encode()).hexdigest(), 16) % len(options)]
+
+
+def _rank(seed: str) -> str:
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+def computed_questions(
+    filings: Sequence[FilingFigures], library: MetricLibrary
+) -> list[ComputedQuestion]:
+    """Questions over each filing's computable metrics: ``METRICS_PER_FILING`` for its fiscal
+    year and ``PRIOR_YEAR_PER_FILING`` for the year before."""
+    # Filings in a fixed order (ticker, year), so the rotation does not depend on the store.
+    filings = sorted(filings, key=lambda f: (f.meta.ticker or "", f.meta.fiscal_year))
+    split = split_companies(f.meta.ticker for f in filings if f.meta.ticker)
+    asked: Counter[str] = Counter()
+    questions: list[ComputedQuestion] = []
+    for figures in filings:
+        meta = figures.meta
+        if meta.ticker is None:
+            continue
+        for year, count in (
+            (meta.fiscal_year, METRICS_PER_FILING),
+            (meta.fiscal_year - 1, PRIOR_YEAR_PER_FILING),
+        ):
+            # The least asked kinds first, so each is asked about as often as the filings
+            # allow; a hash of the filing and year orders the ties.
+            seed = f"{meta.ticker}-{meta.fiscal_year}-{year}"
+            metrics = sorted(
+                library.metrics.values(), key=lambda m: (asked[m.key], _rank(seed + m.key))
+            )
+            chosen = 0
+            for metric in metrics:
+                if chosen == count:
+                    break
+                question = _question(metric, figures, library, split[meta.ticker], year)
+                if question is not None:
+                    questions.append(question)
+                    asked[metric.key] += 1
+                    chosen += 1
+    return questions
+
+
+def _question(
+    metric: Metric, figures: FilingFigures, library: MetricLibrary, split: str, year: int
+) -> ComputedQuestion | None:
+    meta = figures.meta
+    decimals = _UNIT_DECIMALS.get(metric.unit)
+    result = compute_metric(metric, year, library, [figures], decimals=decimals)
+    if not isinstance(result, Calculation):
+        return None
+    qid = f"{meta.ticker}-{meta.fiscal_year}-{metric.key}"
+    if year != meta.fiscal_year:
+        qid += f"-fy{year}"
+    phrase = _pick(qid + "phrase", metric.synonyms)
+    company = short_name(meta.company)
+    text = _pick(qid + "template", _TEMPLATES).format(
+        company=company, metric=phrase, year=year, yy=f"{year % 100:02d}"
+    )
+    if not text.endswith(("?", ".")):
+        text += "?"
+    stated = int(_rank(qid + "stated"), 16) % STATED_SHARE == 0
+    if stated:
+        words = describe_formula(metric.formula, library, year)
+        text = f"{text} {phrase[0].upper()}{phrase[1:]} is defined as: {words}."
+    text += _UNIT_ASKS[metric.unit]
+    return ComputedQuestion(
+        id=qid,
+        split=split,
+        ticker=meta.ticker or "",
+        filing_fiscal_year=meta.fiscal_year,
+        fiscal_year=year,
+        metric=metric.key,
+        question=text,
+        stated_formula=stated,
+        unit=str(metric.unit),
+        decimals=result.decimals,
+        scale=result.scale,
+        value=str(result.rounded),
+        text=result.text(),
+        formula=result.formula,
+        operands=tuple(
+            ComputedOperand(
+                item=o.item,
+                fiscal_year=o.fiscal_year,
+                concept=o.citation.concept,
+                displayed=o.printed,
+                value=str(o.value),
+            )
+            for o in result.operands
+        ),
+    )
+
+
+_WORD_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
+
+
+def describe_formula(expr: Expr, library: MetricLibrary, year: int, outer: int = 0) -> str:
+    """The formula in an analyst's words, as FinanceBench states one: "FY2024 revenue /
+    (average total assets between FY2023 and FY2024)"."""
+    match expr:
+        case Ref(item, offset, average):
+            label = library.items[item].label
+            at = year + offset
+            if average:
+                return f"(average {label} between FY{at - 1} and FY{at})"
+            return f"FY{at} {label}"
+        case Const(value):
+            return format(value.normalize(), "f")
+        case Neg(operand):
+            return f"-{describe_formula(operand, library, year, 4)}"
+        case Binary(op, left, right):
+            level = _WORD_PRECEDENCE[op]
+            left_text = describe_formula(left, library, year, level + (op == "^"))
+            right_text = describe_formula(right, library, year, level + (op != "^"))
+            text = f"{left_text} {op} {right_text}"
+            return f"({text})" if level < outer else text
+    raise AssertionError(expr)  # pragma: no cover
+
+
+# -- the ceiling: resolver and calculator straight over the questions ------------------------
+
+
+def answer_directly(
+    question: ComputedQuestion, figures: FilingFigures, library: MetricLibrary
+) -> Calculation | str:
+    """The question read as the answer path will read it, computed in its filing; a string
+    says why it was not (no metric named, a decline's detail)."""
+    years = asked_fiscal_years(question.question, figures.meta)
+    if not years:
+        return "no fiscal year read"
+    year = max(years)
+    decimals = asked_decimals(question.question)
+    stated = read_stated_formula(question.question, library)
+    if isinstance(stated, StatedFormula):
+        result = compute_formula(
+            stated.formula, stated.fiscal_year or year, library, [figures],
+            unit=stated.unit, decimals=decimals, scale=stated.scale,
+        )  # fmt: skip
+    elif stated is not None:
+        return stated.detail
+    else:
+        metric = library.find_metric(question.question)
+        if metric is None:
+            return "no metric named"
+        result = compute_metric(metric, year, library, [figures], decimals=decimals)
+    return result if isinstance(result, Calculation) else result.detail
+
+
+def ceiling(
+    questions: Sequence[ComputedQuestion], filings: Sequence[FilingFigures], library: MetricLibrary
+) -> dict[str, object]:
+    """How many questions the resolver and calculator answer right, per split and metric."""
+    by_filing = {(f.meta.ticker, f.meta.fiscal_year): f for f in filings}
+    outcomes: Counter[tuple[str, str]] = Counter()
+    per_metric: dict[str, Counter[str]] = {}
+    failures: list[dict[str, str]] = []
+    for question in questions:
+        result = answer_directly(
+            question, by_filing[(question.ticker, question.filing_fiscal_year)], library
+        )
+        if isinstance(result, str):
+            outcome = "unresolved"
+            failures.append({"id": question.id, "why": result})
+        elif (result.rounded, result.scale, result.fiscal_year) == (
+            Decimal(question.value),
+            question.scale,
+            question.fiscal_year,
+        ):
+            outcome = "correct"
+        else:
+            outcome = "wrong"
+            failures.append({"id": question.id, "why": f"computed {result.text()}"})
+        outcomes[(question.split, outcome)] += 1
+        per_metric.setdefault(question.metric, Counter())[outcome] += 1
+    return {
+        "questions": len(questions),
+        "by_split": {
+            split: {k: outcomes[(split, k)] for k in ("correct", "wrong", "unresolved")}
+            for split in ("dev", "eval")
+        },
+        "by_metric": {key: dict(counts) for key, counts in sorted(per_metric.items())},
+        "failures": failures,
+    }
+
+
+def corpus_figures(index: SqliteIndex) -> list[FilingFigures]:
+    """Every indexed filing's facts, oldest filing id first."""
+    figures = []
+    for summary in index.filings():
+        parsed, _ = index.export_filing(summary.filing_id)
+        figures.append(FilingFigures(summary.filing_id, parsed.meta, parsed.facts))
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Write the derived set of computed questions.")
+    parser.add_argument("--index", type=Path, default=Path("build/corpus.db"))
+    parser.add_argument("--out", type=Path, default=Path("data/computed"))
+    args = parser.parse_args(argv)
+    library = load_library()
+    index = SqliteIndex(args.index)
+    try:
+        filings = corpus_figures(index)
+    finally:
+        index.close()
+    questions = computed_questions(filings, library)
+    write_jsonl(args.out / "questions.jsonl", questions)
+    summary = ceiling(questions, filings, library)
+    (args.out / "ceiling.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    kinds = len({q.metric for q in questions})
+    sys.stderr.write(f"{len(questions)} questions, {kinds} metric kinds -> {args.out}\n")
+    sys.stderr.write(json.dumps(summary["by_split"]) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
