@@ -3,8 +3,7 @@ substitute."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 
@@ -21,7 +20,6 @@ from edgar_rag.figures.resolve import (
     compute_metric,
     fiscal_year_of,
     load_figures,
-    print_scale,
     resolve_operand,
 )
 from figures_facts import corpus_figures
@@ -150,30 +148,62 @@ def test_a_questions_own_formula_resolves_like_a_library_metric() -> None:
 class _Store:
     def __init__(self, facts: list[Fact]) -> None:
         self.facts = facts
-        self.asked: list[tuple[int, tuple[str, ...]]] = []
+        self.asked: list[int] = []
 
-    def filing_facts(self, filing_id: int, concepts: Sequence[str]) -> list[Fact]:
-        self.asked.append((filing_id, tuple(concepts)))
-        return [f for f in self.facts if f.concept in concepts]
+    def figures(self, filing_id: int) -> list[Fact]:
+        self.asked.append(filing_id)
+        return self.facts
 
 
-def test_a_store_fits_the_lookup_port_and_is_asked_only_the_librarys_concepts() -> None:
+def test_a_store_fits_the_lookup_port() -> None:
     hd = corpus_figures()["HD-2024"]
     store = _Store(list(hd.facts))
-    figures = load_figures(store, 8, hd.meta, LIBRARY)
-    assert store.asked == [(8, LIBRARY.concepts())]
-    assert len(figures.facts) == len(hd.facts)
+    figures = load_figures(store, 8, hd.meta)
+    assert store.asked == [8]
+    assert tuple(figures.facts) == hd.facts
 
 
-def test_an_operand_keeps_the_scale_and_decimals_it_is_printed_in() -> None:
-    mcd = corpus_figures()["MCD-2023"]
-    debt = [f for f in mcd.facts if f.concept == "us-gaap:LongTermDebt" and not f.dimensions]
-    assert sorted(print_scale(f) for f in debt if f.period_end == date(2023, 12, 31)) == [
-        (6, 1), (9, 1)
-    ]  # fmt: skip
-    # McDonald's prints millions to one decimal, so its EBITDA keeps one: operating income
-    # 11,646.7 + the cash flow statement's depreciation and amortization 1,978.2 (not the 381.7
-    # of SG&A it tags as DepreciationDepletionAndAmortization).
-    ebitda = compute_metric(LIBRARY.metrics["ebitda"], 2023, LIBRARY, [mcd])
-    assert isinstance(ebitda, Calculation)
-    assert ebitda.text() == "$13,624.9 million"
+@dataclass(frozen=True, slots=True)
+class _RowFact(Fact):
+    """A statement-row figure as the figures table will hold it (no concept; its label and
+    statement), until domain.Fact carries those fields itself."""
+
+    label: str | None = None
+    statement: str | None = None
+
+
+def _row(label: str, value: float, displayed: str, end: date, statement: str) -> _RowFact:
+    start = None if statement == "balance_sheet" else date(end.year, 1, 1)
+    return _RowFact(
+        concept="", value=value, displayed=displayed, unit="USD", decimals=None,
+        period_start=start, period_end=end, dimensions=(), offset=None,
+        label=label, statement=statement,
+    )  # fmt: skip
+
+
+def test_a_filing_without_xbrl_resolves_from_its_statement_rows() -> None:
+    # 3M's 2018 10-K (FinanceBench's PDF): cash flow statement, in millions.
+    meta = replace(
+        corpus_figures()["HD-2024"].meta, ticker="MMM", company="3M", fiscal_year=2018,
+        period_end=date(2018, 12, 31), accession=None,
+    )  # fmt: skip
+    end = date(2018, 12, 31)
+    rows = (
+        _row("Cash Flows from Investing Activities: Purchases of property, plant and equipment "
+             "(PP&E)", -1577e6, "(1,577)", end, "cash_flow"),
+        _row("Net cash provided by operating activities", 6439e6, "6,439", end, "cash_flow"),
+        _row("Purchases of property, plant and equipment", -999e6, "(999)", end, "balance_sheet"),
+    )  # fmt: skip
+    figures = FilingFigures(None, meta, rows)
+    found = resolve_operand(LIBRARY.items["operating_cash_flow"], 2018, [figures])
+    assert not isinstance(found, MissingFigure)
+    assert found.citation.row_label == "Net cash provided by operating activities"
+    assert found.citation.concept is None
+    assert found.scale == 6
+    # "(PP&E)" aside, the row names capex; the balance-sheet row of the same words is not the
+    # cash flow statement's. A payment printed "(1,577)" takes the XBRL sign: positive.
+    capex = resolve_operand(LIBRARY.items["capex"], 2018, [figures])
+    assert not isinstance(capex, MissingFigure)
+    assert capex.value == Decimal("1577000000.0")
+    assert capex.printed == "(1,577)"
+    assert (found.value - capex.value).scaleb(-6) == Decimal(4862)  # 6,439 - 1,577

@@ -31,8 +31,9 @@ from edgar_rag.eval.golden import short_name, split_companies, write_jsonl
 from edgar_rag.figures.calculator import Calculation
 from edgar_rag.figures.formula import Binary, Const, Expr, Neg, Ref
 from edgar_rag.figures.library import Metric, MetricLibrary, ResultUnit, load_library
-from edgar_rag.figures.resolve import FilingFigures, compute_formula, compute_metric
-from edgar_rag.figures.stated import StatedFormula, asked_decimals, read_stated_formula
+from edgar_rag.figures.plan import compute_plan, plan_computation
+from edgar_rag.figures.resolve import FilingFigures, compute_metric
+from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.index.sqlite import SqliteIndex
 
 METRICS_PER_FILING = 10
@@ -222,26 +223,17 @@ def describe_formula(expr: Expr, library: MetricLibrary, year: int, outer: int =
 def answer_directly(
     question: ComputedQuestion, figures: FilingFigures, library: MetricLibrary
 ) -> Calculation | str:
-    """The question read as the answer path will read it, computed in its filing; a string
-    says why it was not (no metric named, a decline's detail)."""
+    """The question planned and computed in its filing as the answer path will (its fiscal
+    year read by ``answer.periods``); a string says why it was not (the decline's detail)."""
+    plan = plan_computation(question.question, library)
+    if plan is None:
+        return "no metric, formula or line item named"
+    if isinstance(plan, FormulaDecline):
+        return plan.detail
     years = asked_fiscal_years(question.question, figures.meta)
-    if not years:
-        return "no fiscal year read"
-    year = max(years)
-    decimals = asked_decimals(question.question)
-    stated = read_stated_formula(question.question, library)
-    if isinstance(stated, StatedFormula):
-        result = compute_formula(
-            stated.formula, stated.fiscal_year or year, library, [figures],
-            unit=stated.unit, decimals=decimals, scale=stated.scale,
-        )  # fmt: skip
-    elif stated is not None:
-        return stated.detail
-    else:
-        metric = library.find_metric(question.question)
-        if metric is None:
-            return "no metric named"
-        result = compute_metric(metric, year, library, [figures], decimals=decimals)
+    result = compute_plan(
+        plan, library, [figures], fiscal_year=max(years, default=figures.meta.fiscal_year)
+    )
     return result if isinstance(result, Calculation) else result.detail
 
 

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 from edgar_rag.errors import ConfigError
 from edgar_rag.figures.formula import Dimension, Expr, FormulaError, dimension, parse_formula
+
+_T = TypeVar("_T")
 
 
 class PeriodKind(StrEnum):
@@ -98,13 +100,16 @@ class MetricLibrary:
     def find_metric(self, text: str) -> Metric | None:
         """The metric whose longest synonym the text says as whole words (case ignored), so
         "EBITDA margin" is the margin and not EBITDA; None when it names none."""
-        lowered = " ".join(text.lower().split())
-        best: tuple[int, Metric] | None = None
-        for metric in self.metrics.values():
-            for synonym in metric.synonyms:
-                if _says(lowered, synonym) and (best is None or len(synonym) > best[0]):
-                    best = (len(synonym), metric)
-        return best[1] if best else None
+        return _longest_named(text, ((m, m.synonyms) for m in self.metrics.values()))
+
+    def find_item(self, text: str) -> LineItem | None:
+        """The line item whose longest name (synonym, label, row label; four letters or more)
+        the text says as whole words: "capital expenditure amount" is capex."""
+        names = (
+            (item, [n for n in (*item.synonyms, item.label, *item.rows) if len(n) > 3])
+            for item in self.items.values()
+        )
+        return _longest_named(text, names)
 
     def item_named(self, phrase: str) -> LineItem | None:
         """The line item an analyst's phrase names ("COGS", "PP&E", "total current assets"):
@@ -121,8 +126,16 @@ class MetricLibrary:
         return tuple(dict.fromkeys(c for item in self.items.values() for c in item.all_concepts))
 
 
-def _says(text: str, phrase: str) -> bool:
-    return re.search(rf"(?<![\w&]){re.escape(phrase)}(?![\w&])", text) is not None
+def _longest_named(text: str, candidates: Iterable[tuple[_T, Iterable[str]]]) -> _T | None:
+    lowered = " ".join(text.lower().split())
+    best: tuple[int, _T] | None = None
+    for value, names in candidates:
+        for name in names:
+            phrase = name.lower()
+            said = re.search(rf"(?<![\w&]){re.escape(phrase)}(?![\w&])", lowered)
+            if said and (best is None or len(phrase) > best[0]):
+                best = (len(phrase), value)
+    return best[1] if best else None
 
 
 def load_library(text: str | None = None) -> MetricLibrary:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import decimal
 import math
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -45,9 +46,9 @@ FULL_YEAR_DAYS = range(350, 381)
 
 
 class FactLookup(Protocol):
-    """The facts of one filing for the concepts asked; the stores will implement it."""
+    """A filing's reported figures (XBRL facts and statement rows); the stores implement it."""
 
-    def filing_facts(self, filing_id: int, concepts: Sequence[str]) -> list[Fact]: ...
+    def figures(self, filing_id: int) -> list[Fact]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +60,9 @@ class FilingFigures:
     facts: Sequence[Fact]
 
 
-def load_figures(
-    lookup: FactLookup, filing_id: int, meta: FilingMeta, library: MetricLibrary
-) -> FilingFigures:
-    """The facts of the library's concepts in one stored filing."""
-    return FilingFigures(filing_id, meta, lookup.filing_facts(filing_id, library.concepts()))
+def load_figures(lookup: FactLookup, filing_id: int, meta: FilingMeta) -> FilingFigures:
+    """The reported figures of one stored filing."""
+    return FilingFigures(filing_id, meta, lookup.figures(filing_id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +94,14 @@ def resolve_operand(
     """The one reported figure of ``item`` for ``fiscal_year``: from the first of ``filings``
     (the asked filing first) that reports it, by the item's concepts in order of preference."""
     for figures in filings:
-        found = _from_filing(item, fiscal_year, figures)
+        try:
+            found = _from_filing(item, fiscal_year, figures)
+        except _DisagreeError:
+            return MissingFigure(
+                item.key, fiscal_year,
+                f"{item.label} for fiscal {fiscal_year} is reported with values that disagree "
+                f"in {_describe(figures.meta)}",
+            )  # fmt: skip
         if found is not None:
             return found
     where = _describe(filings[0].meta) if filings else "no filing"
@@ -152,28 +158,69 @@ def compute_formula(
     )
 
 
+class _DisagreeError(Exception):
+    """Facts that report one figure with values that disagree beyond their rounding."""
+
+
 def _from_filing(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Operand | None:
+    """The item's figure in one filing: a tagged fact, else a statement row that prints it;
+    raise _DisagreeError when what reports it disagrees."""
+    chosen = _tagged(item, fiscal_year, figures) or _the_one(
+        f for f in _of_period(figures, item, fiscal_year) if _row_names(f, item)
+    )
+    return None if chosen is None else _operand(item, fiscal_year, chosen, figures)
+
+
+def _tagged(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fact | None:
     found: list[Fact] = []
     for concept in item.all_concepts:
-        matching = [
-            fact
-            for fact in figures.facts
-            if fact.concept == concept
-            and not fact.dimensions
+        chosen = _the_one(f for f in _of_period(figures, item, fiscal_year) if f.concept == concept)
+        if chosen is None:
+            continue
+        if not item.largest:
+            return chosen
+        found.append(chosen)
+    return max(found, key=lambda f: f.value, default=None)
+
+
+def _of_period(figures: FilingFigures, item: LineItem, fiscal_year: int) -> Iterator[Fact]:
+    for fact in figures.facts:
+        if (
+            not fact.dimensions
             and _is_period(fact, item.period)
             and fiscal_year_of(fact.period_end, figures.meta) == fiscal_year
-        ]
-        if not matching:
-            continue
-        chosen = _agreed(matching)
-        if chosen is None:
-            return None
-        if not item.largest:
-            return _operand(item, fiscal_year, chosen, figures)
-        found.append(chosen)
-    if not found:
-        return None
-    return _operand(item, fiscal_year, max(found, key=lambda f: f.value), figures)
+        ):
+            yield fact
+
+
+def _the_one(facts: Iterable[Fact]) -> Fact | None:
+    listed = list(facts)
+    return _agreed(listed) if listed else None
+
+
+_STATEMENTS = {"income": "income_statement", "balance": "balance_sheet", "cash_flow": "cash_flow"}
+_TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def _row_names(fact: Fact, item: LineItem) -> bool:
+    """A statement row (no XBRL concept) whose own label is one of the item's row labels (a
+    trailing "(PP&E)" or "(Note 4)" aside), in the item's statement when the row says which."""
+    # Rows carry ``label`` and ``statement`` once the figures table holds them (the PDF rows
+    # of issue 13's first part); read through getattr so this works before and after.
+    label = getattr(fact, "label", None)
+    if fact.concept or not isinstance(label, str):
+        return False
+    statement = getattr(fact, "statement", None)
+    if isinstance(statement, str) and statement != _STATEMENTS.get(item.statement, statement):
+        return False
+    own = label.rsplit(": ", 1)[-1].strip().lower()
+    rows = {row.lower() for row in item.rows}
+    return own in rows or _TRAILING_NOTE.sub("", own) in rows
+
+
+def _row_label(fact: Fact) -> str | None:
+    label = getattr(fact, "label", None)
+    return label if isinstance(label, str) and not fact.concept else None
 
 
 def _is_period(fact: Fact, kind: PeriodKind) -> bool:
@@ -184,9 +231,10 @@ def _is_period(fact: Fact, kind: PeriodKind) -> bool:
     )
 
 
-def _agreed(facts: Iterable[Fact]) -> Fact | None:
-    """The most precise of facts reporting one figure, the displayed one first; None when they
-    disagree beyond their own rounding (``39.3`` billion and ``39,345.3`` million agree)."""
+def _agreed(facts: Sequence[Fact]) -> Fact:
+    """The most precise of facts reporting one figure, the first displayed one first; raise
+    _DisagreeError when they disagree beyond their own rounding (``39.3`` billion and
+    ``39,345.3`` million agree)."""
     ordered = sorted(
         facts,
         key=lambda f: (
@@ -198,26 +246,33 @@ def _agreed(facts: Iterable[Fact]) -> Fact | None:
     best = ordered[0]
     exact = _decimal(best.value)
     for other in ordered[1:]:
+        value = _decimal(other.value)
         if other.decimals is None:
-            if _decimal(other.value) != exact:
-                return None
-            continue
-        places = Decimal(1).scaleb(-other.decimals)
-        if exact.quantize(places, rounding=decimal.ROUND_HALF_UP) != _decimal(other.value).quantize(
-            places, rounding=decimal.ROUND_HALF_UP
-        ):
-            return None
+            agree = value == exact
+        else:
+            places = Decimal(1).scaleb(-other.decimals)
+            agree = _round(exact, places) == _round(value, places)
+        if not agree:
+            raise _DisagreeError(best.concept)
     return best
+
+
+def _round(value: Decimal, places: Decimal) -> Decimal:
+    return value.quantize(places, rounding=decimal.ROUND_HALF_UP)
 
 
 def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigures) -> Operand:
     meta = figures.meta
     scale, places = print_scale(fact)
+    row_label = _row_label(fact)
+    value = _decimal(fact.value)
+    if row_label is not None and item.outflow:
+        value = -value  # a row is signed as printed, "(1,577)"; a payment's XBRL value is positive
     return Operand(
         item=item.key,
         label=item.label,
         fiscal_year=fiscal_year,
-        value=_decimal(fact.value),
+        value=value,
         unit=item.unit,
         scale=scale,
         places=places,
@@ -227,8 +282,8 @@ def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigure
             filing_id=figures.filing_id,
             accession=meta.accession,
             filing_fiscal_year=meta.fiscal_year,
-            concept=fact.concept,
-            row_label=None,
+            concept=fact.concept or None,
+            row_label=row_label,
             chunk_ordinal=fact.chunk_ordinal,
             offset=fact.offset,
             displayed=fact.displayed,
