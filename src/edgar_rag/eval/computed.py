@@ -7,7 +7,7 @@ words, as FinanceBench does. The gold is the calculator's, rounded as the questi
 Companies split into dev and eval as the golden set's do (``split_companies``).
 
 The ceiling reads each question back the way the answer path will (its stated formula, else the
-library metric it names; its fiscal year from ``answer.periods``), resolves the operands in the
+library metric it names; its fiscal year from ``question.periods``), resolves the operands in the
 filing and computes: the share it gets right is what the answer path can reach at best.
 
     python -m edgar_rag.eval.computed --index build/corpus.db --out data/computed
@@ -26,7 +26,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from edgar_rag.answer.periods import asked_fiscal_years
 from edgar_rag.eval.golden import short_name, split_companies, write_jsonl
 from edgar_rag.figures.calculator import Calculation
 from edgar_rag.figures.formula import Binary, Const, Expr, Neg, Ref
@@ -35,6 +34,7 @@ from edgar_rag.figures.plan import compute_plan, plan_computation
 from edgar_rag.figures.resolve import FilingFigures, compute_metric
 from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag.question.periods import asked_fiscal_years
 
 METRICS_PER_FILING = 10
 """Metrics asked of each filing for its own fiscal year, the least asked kinds first."""
@@ -224,7 +224,7 @@ def answer_directly(
     question: ComputedQuestion, figures: FilingFigures, library: MetricLibrary
 ) -> Calculation | str:
     """The question planned and computed in its filing as the answer path will (its fiscal
-    year read by ``answer.periods``); a string says why it was not (the decline's detail)."""
+    year read by ``question.periods``); a string says why it was not (the decline's detail)."""
     plan = plan_computation(question.question, library)
     if plan is None:
         return "no metric, formula or line item named"

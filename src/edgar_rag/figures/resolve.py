@@ -31,13 +31,11 @@ from edgar_rag.figures.calculator import (
 )
 from edgar_rag.figures.formula import Expr
 from edgar_rag.figures.library import LineItem, Metric, MetricLibrary, PeriodKind, ResultUnit
+from edgar_rag.rules import DAYS_PER_YEAR, fiscal_year_at
 
 MISSING_FIGURE = "missing_figure"
 """The decline reason a missing operand maps to (DESIGN.md's table of reasons)."""
 
-DAYS_PER_YEAR = 365.25
-"""Fiscal years are counted back from the filing's period end in years of this many days, the
-rule of ``answer/periods.py`` and ``ingest/xbrl.py`` (``fiscal_year - round(days / 365.25)``)."""
 YEAR_END_TOLERANCE_DAYS = 21
 """How far a fact's end may sit from a fiscal year end and still be that year's: 52/53-week
 years move the end by up to a week a year. A quarter's end is never within it."""
@@ -77,15 +75,15 @@ class MissingFigure:
 
 
 def fiscal_year_of(end: date, meta: FilingMeta) -> int | None:
-    """The fiscal year, in the filing's own calendar, that ends on ``end``; None when ``end`` is
-    not near any fiscal year's end of the filing (a quarter's end)."""
+    """The fiscal year, in the filing's own calendar (``rules.fiscal_year_at``), that ends on
+    ``end``; None when ``end`` is not near any fiscal year's end of the filing (a quarter's)."""
     if meta.period_end is None:
         return None
-    years_back = (meta.period_end - end).days / DAYS_PER_YEAR
-    back = round(years_back)
-    if abs(years_back - back) * DAYS_PER_YEAR > YEAR_END_TOLERANCE_DAYS:
+    year = fiscal_year_at(end, meta.period_end, meta.fiscal_year)
+    year_end_days = (meta.fiscal_year - year) * DAYS_PER_YEAR
+    if abs((meta.period_end - end).days - year_end_days) > YEAR_END_TOLERANCE_DAYS:
         return None
-    return meta.fiscal_year - back
+    return year
 
 
 def resolve_operand(
