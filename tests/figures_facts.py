@@ -1,6 +1,6 @@
-"""Real facts for the figures tests: the metric library's facts of HD 2024, AAPL 2025 and MCD 2023
-as build/corpus.db stores them, copied to tests/data/figures/facts.json so the tests run without
-the corpus."""
+"""Real facts for the figures tests: the metric library's facts of HD 2024 and 2023, AAPL 2025
+and MCD 2023 as build/corpus.db stores them, copied to tests/data/figures/facts.json (see its
+README) so the tests run without the corpus."""
 
 from __future__ import annotations
 

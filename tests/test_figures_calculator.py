@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import date
 from decimal import Decimal
@@ -152,3 +153,19 @@ def test_operands_print_losses_and_payments_in_parentheses() -> None:
     assert loss.printed == "(10,707)"
     assert _operand("capex", "3,485", outflow=True).printed == "(3,485)"
     assert _operand("revenue", "159,514").printed == "159,514"
+
+
+def test_a_calculation_travels_as_plain_json() -> None:
+    result = calculate(
+        parse_formula("gross_profit / revenue"),
+        2024,
+        [_operand("revenue", HD_NET_SALES), _operand("gross_profit", HD_GROSS_PROFIT)],
+        ResultUnit.PERCENT,
+    )
+    assert isinstance(result, Calculation)
+    carried = json.loads(json.dumps(result.as_json()))
+    assert carried["formula"] == "gross_profit / revenue"
+    assert carried["result"] == "33.4"
+    assert carried["text"] == "33.4%"
+    assert [o["item"] for o in carried["operands"]] == ["gross_profit", "revenue"]
+    assert carried["operands"][1]["period_end"] == "2025-02-02"

@@ -207,3 +207,19 @@ def test_a_filing_without_xbrl_resolves_from_its_statement_rows() -> None:
     assert capex.value == Decimal("1577000000.0")
     assert capex.printed == "(1,577)"
     assert (found.value - capex.value).scaleb(-6) == Decimal(4862)  # 6,439 - 1,577
+
+
+def test_a_year_the_filing_lacks_comes_from_the_prior_years_filing_and_says_which() -> None:
+    # Return on assets for HD's fiscal 2023 needs total assets at the end of fiscal 2022: the
+    # fiscal 2024 filing's balance sheet stops at 2023, the fiscal 2023 filing prints it.
+    hd_2024, hd_2023 = corpus_figures()["HD-2024"], corpus_figures()["HD-2023"]
+    alone = compute_metric(LIBRARY.metrics["return_on_assets"], 2023, LIBRARY, [hd_2024])
+    assert isinstance(alone, MissingFigure)
+    both = compute_metric(LIBRARY.metrics["return_on_assets"], 2023, LIBRARY, [hd_2024, hd_2023])
+    assert isinstance(both, Calculation)
+    sources = {(o.item, o.fiscal_year): o.citation.filing_fiscal_year for o in both.operands}
+    assert sources == {
+        ("net_income", 2023): 2024, ("total_assets", 2023): 2024, ("total_assets", 2022): 2023
+    }  # fmt: skip
+    # 15,143 / ((76,530 + 76,445) / 2), HD's statements in millions.
+    assert both.text() == "19.8%"
