@@ -14,16 +14,21 @@ from edgar_rag.eval.computed import (
     ceiling,
     computed_questions,
     describe_formula,
+    hand_ceiling,
     main,
+    read_hand_questions,
 )
+from edgar_rag.eval.computed import corpus_figures as corpus_figures_of
 from edgar_rag.figures.calculator import Calculation
 from edgar_rag.figures.formula import render
 from edgar_rag.figures.library import load_library
 from edgar_rag.figures.stated import StatedFormula, read_stated_formula
+from edgar_rag.index.sqlite import SqliteIndex
 from figures_facts import corpus_figures
 
 ROOT = Path(__file__).parents[1]
 COMMITTED = ROOT / "data" / "computed" / "questions.jsonl"
+HANDWRITTEN = ROOT / "data" / "computed" / "handwritten.jsonl"
 CORPUS_DB = ROOT / "build" / "corpus.db"
 LIBRARY = load_library()
 
@@ -54,7 +59,7 @@ def test_each_question_is_answered_by_resolver_and_calculator_read_from_its_text
     summary = ceiling(questions, figures, LIBRARY)
     assert summary["failures"] == []
     hd = next(q for q in questions if q.ticker == "HD")
-    answered = answer_directly(hd, corpus_figures()["HD-2024"], LIBRARY)
+    answered = answer_directly(hd.question, corpus_figures()["HD-2024"], LIBRARY)
     assert isinstance(answered, Calculation)
     assert answered.text() == hd.text
 
@@ -74,3 +79,23 @@ def test_the_command_writes_the_committed_set(tmp_path: Path) -> None:
     assert (tmp_path / "questions.jsonl").read_text(encoding="utf-8") == COMMITTED.read_text(
         encoding="utf-8"
     )
+
+
+def test_the_hand_written_questions_are_thirty_and_more_with_their_evidence() -> None:
+    questions = read_hand_questions(HANDWRITTEN)
+    assert len(questions) >= 30
+    assert len({q.id for q in questions}) == len(questions)
+    for q in questions:
+        assert (q.value is None) == (q.expect == "missing_figure")
+        assert q.evidence
+
+
+@pytest.mark.skipif(not CORPUS_DB.exists(), reason="no build/corpus.db")
+def test_every_hand_written_question_is_answered_as_computed_by_hand() -> None:
+    index = SqliteIndex(CORPUS_DB)
+    try:
+        filings = corpus_figures_of(index)
+    finally:
+        index.close()
+    summary = hand_ceiling(read_hand_questions(HANDWRITTEN), filings, LIBRARY)
+    assert summary["failures"] == []

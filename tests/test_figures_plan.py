@@ -107,3 +107,17 @@ def test_every_financebench_bare_figure_question_is_planned() -> None:
     # Measured: 29 of 29: 10 state their formula, 9 name a library metric, 10 a line item.
     sources = [p.source for p in plans if isinstance(p, ComputationPlan)]
     assert Counter(sources) == {"stated": 10, "metric": 9, "lookup": 10}
+
+
+def test_a_line_item_is_planned_as_the_question_asks_it() -> None:
+    share = _plan("What share of revenue did Johnson & Johnson spend on R&D in 2024?")
+    assert share.formula_text == "research_and_development / revenue"
+    grew = _plan("How much did Meta's capital expenditures grow in 2024?")
+    assert (grew.formula_text, grew.unit) == ("capex / capex[-1] - 1", ResultUnit.PERCENT)
+    change = _plan("What was the change in Apple's total current assets in fiscal 2025?")
+    assert change.formula_text == "current_assets - current_assets[-1]"
+    assert change.unit is ResultUnit.USD
+
+
+def test_two_line_items_and_no_metric_to_join_them_are_not_guessed_at() -> None:
+    assert plan_computation("What were Apple's revenue and net income in 2025?", LIBRARY) is None

@@ -27,11 +27,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from edgar_rag.eval.golden import short_name, split_companies, write_jsonl
-from edgar_rag.figures.calculator import Calculation
+from edgar_rag.figures.calculator import Calculation, CalculationDecline
 from edgar_rag.figures.formula import Binary, Const, Expr, Neg, Ref
 from edgar_rag.figures.library import Metric, MetricLibrary, ResultUnit, load_library
 from edgar_rag.figures.plan import compute_plan, plan_computation
-from edgar_rag.figures.resolve import FilingFigures, compute_metric
+from edgar_rag.figures.resolve import FilingFigures, MissingFigure, compute_metric
 from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.question.periods import asked_fiscal_years
@@ -221,20 +221,86 @@ def describe_formula(expr: Expr, library: MetricLibrary, year: int, outer: int =
 
 
 def answer_directly(
-    question: ComputedQuestion, figures: FilingFigures, library: MetricLibrary
-) -> Calculation | str:
+    text: str, figures: FilingFigures, library: MetricLibrary
+) -> Calculation | MissingFigure | str:
     """The question planned and computed in its filing as the answer path will (its fiscal
-    year read by ``question.periods``); a string says why it was not (the decline's detail)."""
-    plan = plan_computation(question.question, library)
+    year read by ``question.periods``); a missing operand, or a string saying why it was not
+    computed (no plan, a formula or calculation decline)."""
+    plan = plan_computation(text, library)
     if plan is None:
         return "no metric, formula or line item named"
     if isinstance(plan, FormulaDecline):
         return plan.detail
-    years = asked_fiscal_years(question.question, figures.meta)
+    years = asked_fiscal_years(text, figures.meta)
     result = compute_plan(
         plan, library, [figures], fiscal_year=max(years, default=figures.meta.fiscal_year)
     )
-    return result if isinstance(result, Calculation) else result.detail
+    if isinstance(result, CalculationDecline):
+        return result.detail
+    return result
+
+
+class HandQuestion(BaseModel):
+    """A question written by hand, its gold computed by hand from the statements' figures."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    split: str
+    ticker: str
+    filing_fiscal_year: int
+    fiscal_year: int
+    question: str
+    expect: str
+    """``answer``, or ``missing_figure`` when the filing does not report an operand."""
+    value: str | None
+    unit: str
+    scale: int
+    evidence: str
+    """The figures as the statements print them, and how they combine."""
+
+
+def read_hand_questions(path: Path) -> list[HandQuestion]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [HandQuestion.model_validate_json(line) for line in lines if line.strip()]
+
+
+def hand_ceiling(
+    questions: Sequence[HandQuestion], filings: Sequence[FilingFigures], library: MetricLibrary
+) -> dict[str, object]:
+    """The hand-written questions through the same path: correct (the gold, or the expected
+    missing_figure), wrong (another figure, or a figure where none is reported), declined."""
+    by_filing = {(f.meta.ticker, f.meta.fiscal_year): f for f in filings}
+    outcomes: Counter[tuple[str, str]] = Counter()
+    failures: list[dict[str, str]] = []
+    for question in questions:
+        figures = by_filing[(question.ticker, question.filing_fiscal_year)]
+        result = answer_directly(question.question, figures, library)
+        if isinstance(result, Calculation):
+            right = question.value is not None and (
+                result.rounded,
+                result.scale,
+                result.fiscal_year,
+                str(result.unit),
+            ) == (Decimal(question.value), question.scale, question.fiscal_year, question.unit)
+            outcome = "correct" if right else "wrong"
+            why = f"computed {result.text()} for fiscal {result.fiscal_year} ({result.formula})"
+        elif isinstance(result, MissingFigure):
+            outcome = "correct" if question.expect == "missing_figure" else "declined"
+            why = result.detail
+        else:
+            outcome, why = "declined", result
+        outcomes[(question.split, outcome)] += 1
+        if outcome != "correct":
+            failures.append({"id": question.id, "outcome": outcome, "why": why})
+    return {
+        "questions": len(questions),
+        "by_split": {
+            split: {k: outcomes[(split, k)] for k in ("correct", "wrong", "declined")}
+            for split in ("dev", "eval")
+        },
+        "failures": failures,
+    }
 
 
 def ceiling(
@@ -246,12 +312,11 @@ def ceiling(
     per_metric: dict[str, Counter[str]] = {}
     failures: list[dict[str, str]] = []
     for question in questions:
-        result = answer_directly(
-            question, by_filing[(question.ticker, question.filing_fiscal_year)], library
-        )
-        if isinstance(result, str):
+        figures = by_filing[(question.ticker, question.filing_fiscal_year)]
+        result = answer_directly(question.question, figures, library)
+        if isinstance(result, str | MissingFigure):
             outcome = "unresolved"
-            failures.append({"id": question.id, "why": result})
+            failures.append({"id": question.id, "why": str(result)})
         elif (result.rounded, result.scale, result.fiscal_year) == (
             Decimal(question.value),
             question.scale,
@@ -287,6 +352,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Write the derived set of computed questions.")
     parser.add_argument("--index", type=Path, default=Path("build/corpus.db"))
     parser.add_argument("--out", type=Path, default=Path("data/computed"))
+    parser.add_argument(
+        "--handwritten", type=Path, default=Path("data/computed/handwritten.jsonl"),
+        help="hand-written questions to run through the same path",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     library = load_library()
     index = SqliteIndex(args.index)
@@ -297,6 +366,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     questions = computed_questions(filings, library)
     write_jsonl(args.out / "questions.jsonl", questions)
     summary = ceiling(questions, filings, library)
+    if args.handwritten.exists():
+        hand = read_hand_questions(args.handwritten)
+        summary["handwritten"] = hand_ceiling(hand, filings, library)
     (args.out / "ceiling.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     kinds = len({q.metric for q in questions})
     sys.stderr.write(f"{len(questions)} questions, {kinds} metric kinds -> {args.out}\n")

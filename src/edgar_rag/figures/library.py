@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
@@ -102,14 +102,24 @@ class MetricLibrary:
         "EBITDA margin" is the margin and not EBITDA; None when it names none."""
         return _longest_named(text, ((m, m.synonyms) for m in self.metrics.values()))
 
-    def find_item(self, text: str) -> LineItem | None:
-        """The line item whose longest name (synonym, label, row label; four letters or more)
-        the text says as whole words: "capital expenditure amount" is capex."""
-        names = (
-            (item, [n for n in (*item.synonyms, item.label, *item.rows) if len(n) > 3])
-            for item in self.items.values()
-        )
-        return _longest_named(text, names)
+    def find_items(self, text: str) -> list[LineItem]:
+        """The line items the text names (synonym, label, row label, as whole words), longest
+        name first; a name inside a longer one names nothing ("total current assets" is not
+        also "assets"), and an item named twice is listed once."""
+        lowered = " ".join(text.lower().split())
+        spans: list[tuple[int, int, LineItem]] = []
+        for item in self.items.values():
+            for name in {n.lower() for n in (*item.synonyms, item.label, *item.rows)}:
+                spans.extend((m.start(), m.end(), item) for m in _whole_words(name, lowered))
+        taken: list[tuple[int, int]] = []
+        found: list[LineItem] = []
+        for start, end, item in sorted(spans, key=lambda s: s[0] - s[1]):
+            if any(start < e and s < end for s, e in taken):
+                continue
+            taken.append((start, end))
+            if item not in found:
+                found.append(item)
+        return found
 
     def item_named(self, phrase: str) -> LineItem | None:
         """The line item an analyst's phrase names ("COGS", "PP&E", "total current assets"):
@@ -132,10 +142,14 @@ def _longest_named(text: str, candidates: Iterable[tuple[_T, Iterable[str]]]) ->
     for value, names in candidates:
         for name in names:
             phrase = name.lower()
-            said = re.search(rf"(?<![\w&]){re.escape(phrase)}(?![\w&])", lowered)
+            said = next(_whole_words(phrase, lowered), None)
             if said and (best is None or len(phrase) > best[0]):
                 best = (len(phrase), value)
     return best[1] if best else None
+
+
+def _whole_words(phrase: str, text: str) -> Iterator[re.Match[str]]:
+    return re.finditer(rf"(?<![\w&]){re.escape(phrase)}(?![\w&])", text)
 
 
 def load_library(text: str | None = None) -> MetricLibrary:

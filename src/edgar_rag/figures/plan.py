@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from edgar_rag.figures.calculator import Calculation, CalculationDecline
 from edgar_rag.figures.formula import (
     Binary,
+    Const,
     Dimension,
     Expr,
     Ref,
@@ -84,14 +86,50 @@ def plan_computation(
     if metric is not None:
         formula, unit = _wrapped(question, metric.formula, metric.unit, library)
         return ComputationPlan(metric.key, formula, unit, decimals, scale, anchor, "metric")
-    item = library.find_item(question)
-    if item is None:
+    plan = _item_plan(question, library)
+    if plan is None:
         return None
-    units = {Dimension.USD: ResultUnit.USD, Dimension.USD_PER_SHARE: ResultUnit.USD_PER_SHARE}
-    if item.unit not in units:
+    formula, unit, source, key = plan
+    return ComputationPlan(key, formula, unit, decimals, scale, anchor, source)
+
+
+def _item_plan(question: str, library: MetricLibrary) -> tuple[Expr, ResultUnit, str, str] | None:
+    """One line item as the question asks it (its share of revenue, its growth over the year
+    before, its change, or the figure itself); None unless exactly one item is meant, since two
+    named with no metric to join them leave what is asked unsaid."""
+    items = library.find_items(question)
+    share = _SHARE_OF_REVENUE.search(question) is not None
+    if share:
+        items = [i for i in items if i.key != "revenue"]
+    if len(items) != 1 or items[0].unit not in _ITEM_UNITS:
         return None
-    unit = units[item.unit]
-    return ComputationPlan(item.key, Ref(item.key), unit, decimals, scale, anchor, "lookup")
+    item = items[0]
+    ref = Ref(item.key)
+    unit = _ITEM_UNITS[item.unit]
+    if share and unit is ResultUnit.USD:
+        return Binary("/", ref, Ref("revenue")), ResultUnit.PERCENT, "metric", item.key
+    if _GROWTH.search(question):
+        growth = Binary("-", Binary("/", ref, shift(ref, -1)), Const(Decimal(1)))
+        return growth, ResultUnit.PERCENT, "metric", item.key
+    if _DIFFERENCE.search(question):
+        return Binary("-", ref, shift(ref, -1)), unit, "metric", item.key
+    return ref, unit, "lookup", item.key
+
+
+_ITEM_UNITS = {Dimension.USD: ResultUnit.USD, Dimension.USD_PER_SHARE: ResultUnit.USD_PER_SHARE}
+_SHARE_OF_REVENUE = re.compile(
+    r"\b(?:share|percent(?:age)?|%|portion|proportion)\s+of\s+(?:its\s+|the\s+)?(?:total\s+)?"
+    r"(?:net\s+)?(?:revenues?|sales)\b",
+    re.IGNORECASE,
+)
+_GROWTH = re.compile(
+    r"\b(?:grow|grew|grown|growth|percent(?:age)?\s+change|%\s*change|year-over-year\s+change)\b",
+    re.IGNORECASE,
+)
+_DIFFERENCE = re.compile(
+    r"\b(?:change|increase|decrease|rise|decline|fall)\b|\b(?:increased|decreased|rose|fell)\b",
+    re.IGNORECASE,
+)
 
 
 def compute_plan(
