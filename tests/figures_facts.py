@@ -14,6 +14,11 @@ from edgar_rag.domain import Accession, Fact, FilingMeta, SourceFormat
 from edgar_rag.figures.resolve import FilingFigures
 
 FACTS = Path(__file__).parent / "data" / "figures" / "facts.json"
+FINANCEBENCH = (
+    Path(__file__).parents[1].parent / "shared" / "corpus" / "financebench"
+) / "financebench_open_source.jsonl"
+"""FinanceBench's questions in the shared corpus, when it is there (tests that read it skip
+otherwise)."""
 
 
 @cache

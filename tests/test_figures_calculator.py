@@ -39,7 +39,7 @@ def _operand(
     )  # fmt: skip
 
 
-def test_home_depots_gross_margin_is_computed_as_the_issue_states_it() -> None:
+def _hd_gross_margin() -> Calculation:
     result = calculate(
         parse_formula("gross_profit / revenue"),
         2024,
@@ -47,6 +47,11 @@ def test_home_depots_gross_margin_is_computed_as_the_issue_states_it() -> None:
         ResultUnit.PERCENT,
     )
     assert isinstance(result, Calculation)
+    return result
+
+
+def test_home_depots_gross_margin_is_computed_as_the_issue_states_it() -> None:
+    result = _hd_gross_margin()
     assert result.text() == "33.4%"
     assert [o.item for o in result.operands] == ["gross_profit", "revenue"]
     carried = result.as_json()
@@ -135,13 +140,7 @@ def test_averages_take_the_opening_and_closing_balance() -> None:
 
 
 def test_a_stated_result_is_checked_by_recomputing_from_its_operands() -> None:
-    result = calculate(
-        parse_formula("gross_profit / revenue"),
-        2024,
-        [_operand("revenue", HD_NET_SALES), _operand("gross_profit", HD_GROSS_PROFIT)],
-        ResultUnit.PERCENT,
-    )
-    assert isinstance(result, Calculation)
+    result = _hd_gross_margin()
     assert recompute(result) == result
     assert result_supported(result, Decimal("33.4"))
     assert result_supported(result, Decimal("33.42"))
@@ -156,13 +155,7 @@ def test_operands_print_losses_and_payments_in_parentheses() -> None:
 
 
 def test_a_calculation_travels_as_plain_json() -> None:
-    result = calculate(
-        parse_formula("gross_profit / revenue"),
-        2024,
-        [_operand("revenue", HD_NET_SALES), _operand("gross_profit", HD_GROSS_PROFIT)],
-        ResultUnit.PERCENT,
-    )
-    assert isinstance(result, Calculation)
+    result = _hd_gross_margin()
     carried = json.loads(json.dumps(result.as_json()))
     assert carried["formula"] == "gross_profit / revenue"
     assert carried["result"] == "33.4"

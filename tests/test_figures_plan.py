@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -14,12 +13,9 @@ from edgar_rag.figures.formula import FormulaProblem
 from edgar_rag.figures.library import ResultUnit, load_library
 from edgar_rag.figures.plan import ComputationPlan, compute_plan, plan_computation
 from edgar_rag.figures.stated import FormulaDecline
-from figures_facts import corpus_figures
+from figures_facts import FINANCEBENCH, corpus_figures
 
 LIBRARY = load_library()
-FINANCEBENCH = (
-    Path(__file__).parents[1].parent / "shared" / "corpus" / "financebench"
-) / "financebench_open_source.jsonl"
 BARE_FIGURE_IDS = (
     "03029 04672 02987 07966 06655 08135 08286 02608 04417 04660 03838 07661 10285 10130 02981 "
     "04209 04103 03471 04854 10136 04700 04458 03282 04302 03531 04080 03620 04481 06741"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,11 +14,9 @@ from edgar_rag.figures.stated import (
     asked_decimals,
     read_stated_formula,
 )
+from figures_facts import FINANCEBENCH
 
 LIBRARY = load_library()
-FINANCEBENCH = (
-    Path(__file__).parents[1].parent / "shared" / "corpus" / "financebench"
-) / "financebench_open_source.jsonl"
 
 FIXED_ASSET_TURNOVER = (
     "What is the FY2019 fixed asset turnover ratio for Activision Blizzard? Fixed asset turnover "

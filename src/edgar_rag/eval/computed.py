@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from edgar_rag.eval.golden import short_name, split_companies, write_jsonl
 from edgar_rag.figures.calculator import Calculation, CalculationDecline
-from edgar_rag.figures.formula import Binary, Const, Expr, Neg, Ref
+from edgar_rag.figures.formula import Expr, Ref, render
 from edgar_rag.figures.library import Metric, MetricLibrary, ResultUnit, load_library
 from edgar_rag.figures.plan import compute_plan, plan_computation
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure, compute_metric
@@ -70,8 +70,8 @@ class ComputedOperand(BaseModel):
     value: str
 
 
-class ComputedQuestion(BaseModel):
-    """A question whose gold is computed by code from the filing's tagged figures."""
+class ScopedQuestion(BaseModel):
+    """A question asked of one filing (``--ticker`` and ``--year``), about one fiscal year."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -79,11 +79,16 @@ class ComputedQuestion(BaseModel):
     split: str
     ticker: str
     filing_fiscal_year: int
-    """The filing in scope (``--ticker`` and ``--year``)."""
+    """The filing in scope."""
     fiscal_year: int
     """The fiscal year asked: the filing's own, or the one before from its comparative column."""
-    metric: str
     question: str
+
+
+class ComputedQuestion(ScopedQuestion):
+    """A question whose gold is computed by code from the filing's tagged figures."""
+
+    metric: str
     stated_formula: bool
     """Whether the question writes its formula out (FinanceBench style)."""
     unit: str
@@ -191,30 +196,18 @@ def _question(
     )
 
 
-_WORD_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
-
-
-def describe_formula(expr: Expr, library: MetricLibrary, year: int, outer: int = 0) -> str:
+def describe_formula(expr: Expr, library: MetricLibrary, year: int) -> str:
     """The formula in an analyst's words, as FinanceBench states one: "FY2024 revenue /
     (average total assets between FY2023 and FY2024)"."""
-    match expr:
-        case Ref(item, offset, average):
-            label = library.items[item].label
-            at = year + offset
-            if average:
-                return f"(average {label} between FY{at - 1} and FY{at})"
-            return f"FY{at} {label}"
-        case Const(value):
-            return format(value.normalize(), "f")
-        case Neg(operand):
-            return f"-{describe_formula(operand, library, year, 4)}"
-        case Binary(op, left, right):
-            level = _WORD_PRECEDENCE[op]
-            left_text = describe_formula(left, library, year, level + (op == "^"))
-            right_text = describe_formula(right, library, year, level + (op != "^"))
-            text = f"{left_text} {op} {right_text}"
-            return f"({text})" if level < outer else text
-    raise AssertionError(expr)  # pragma: no cover
+
+    def words(ref: Ref) -> str:
+        label = library.items[ref.item].label
+        at = year + ref.offset
+        if ref.average:
+            return f"(average {label} between FY{at - 1} and FY{at})"
+        return f"FY{at} {label}"
+
+    return render(expr, words)
 
 
 # -- the ceiling: resolver and calculator straight over the questions ------------------------
@@ -240,17 +233,9 @@ def answer_directly(
     return result
 
 
-class HandQuestion(BaseModel):
+class HandQuestion(ScopedQuestion):
     """A question written by hand, its gold computed by hand from the statements' figures."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str
-    split: str
-    ticker: str
-    filing_fiscal_year: int
-    fiscal_year: int
-    question: str
     expect: str
     """``answer``, or ``missing_figure`` when the filing does not report an operand."""
     value: str | None

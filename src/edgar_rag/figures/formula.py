@@ -84,30 +84,35 @@ class Binary:
 Expr = Ref | Const | Neg | Binary
 
 
-def render(expr: Expr) -> str:
-    """The expression in the grammar above (``parse_formula(render(e)) == e``)."""
-    return _render(expr, 0)
+def render(expr: Expr, leaf: Callable[[Ref], str] | None = None) -> str:
+    """The expression in the grammar above (``parse_formula(render(e)) == e``), or with each
+    line item written by ``leaf`` (in words, for a question that states its formula)."""
+    return _render(expr, 0, leaf or _formal_leaf)
 
 
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
 
 
-def _render(expr: Expr, outer: int) -> str:
+def _formal_leaf(ref: Ref) -> str:
+    core = ref.item if ref.offset == 0 else f"{ref.item}[{ref.offset}]"
+    return f"avg({core})" if ref.average else core
+
+
+def _render(expr: Expr, outer: int, leaf: Callable[[Ref], str]) -> str:
     match expr:
-        case Ref(item, offset, average):
-            core = item if offset == 0 else f"{item}[{offset}]"
-            return f"avg({core})" if average else core
+        case Ref():
+            return leaf(expr)
         case Const(value):
             return format(value.normalize(), "f")
         case Neg(operand):
-            return f"-{_render(operand, 4)}"
+            return f"-{_render(operand, 4, leaf)}"
         case Binary(op, left, right):
             level = _PRECEDENCE[op]
             # Left-associative + - * /: the right operand of an equal level needs brackets;
             # right-associative ^: the left one does.
             left_level = level + 1 if op == "^" else level
             right_level = level if op == "^" else level + 1
-            text = f"{_render(left, left_level)} {op} {_render(right, right_level)}"
+            text = f"{_render(left, left_level, leaf)} {op} {_render(right, right_level, leaf)}"
             return f"({text})" if level < outer else text
     raise AssertionError(expr)  # pragma: no cover
 
