@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from edgar_rag.domain import Embedder, Hit, PassageIndex, Scope
+from edgar_rag.domain import Embedder, Hit, PassageIndex, Scope, ScoredIds
 from edgar_rag.question.reading import Kind, Question
-from edgar_rag.retrieve.facts import rank_fact_chunks
+from edgar_rag.retrieve.facts import named_fact_chunk, rank_fact_chunks
 from edgar_rag.retrieve.fuse import fuse_rankings
 from edgar_rag.retrieve.rerank import Reranker, rerank_hits
 
@@ -30,6 +30,10 @@ class SearchSettings:
     facts_weight: float = 2.0
     """The fact ranking counts this many times in the fusion (docs/retrieval.md)."""
     facts_min_share: float = 0.5
+    named_fact_first: bool = True
+    """Put first the chunk displaying the fact whose concept the question names outright (every
+    word of ``PaymentsForRepurchaseOfCommonStock`` for "stock buybacks"), which fusion can rank
+    below chunks that many rankers find half-relevant."""
     dedup: bool = True
     candidates: int = 40
     """How many passages each ranker contributes before fusion."""
@@ -80,22 +84,21 @@ class Searcher:
             if settings.lexical
             else []
         )
-        facts = (
-            rank_fact_chunks(
-                question.terms,
-                self.index.displayed_facts(scope.filing_id),
-                scope.filing.period_end if scope.filing else None,
-                settings.candidates,
-                settings.facts_min_share,
+        facts: ScoredIds = []
+        named = None
+        if settings.facts and scope.filing_id is not None and question.kind in settings.facts_kinds:
+            displayed = self.index.displayed_facts(scope.filing_id)
+            period_end = scope.filing.period_end if scope.filing else None
+            facts = rank_fact_chunks(
+                question.terms, displayed, period_end, settings.candidates, settings.facts_min_share
             )
-            if settings.facts
-            and scope.filing_id is not None
-            and question.kind in settings.facts_kinds
-            else []
-        )
+            if settings.named_fact_first:
+                named = named_fact_chunk(question.terms, displayed, period_end)
         searched = time.perf_counter()
         rankings = [[i for i, _ in ranking] for ranking in (dense, lexical, facts)]
         fused = fuse_rankings(rankings, settings.rrf_k, (1.0, 1.0, settings.facts_weight))
+        if named is not None:
+            fused = [(named, fused[0][1] if fused else 1.0)] + [p for p in fused if p[0] != named]
         ids = [chunk_id for chunk_id, _ in fused]
         vectors = self.index.vectors(ids)
         cosines = vectors @ query if ids else np.zeros(0, dtype=np.float32)
