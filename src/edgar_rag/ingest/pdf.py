@@ -46,7 +46,9 @@ def read_pdf_document(content: bytes, source: str) -> PdfRead:
     statements: list[StatementPage] = []
     any_text = False
     for number, text, text_page in pages(content, source):
-        lines = text.splitlines()
+        lines = [
+            text[start:end].replace("\n", " ").replace("\r", " ") for start, end in line_spans(text)
+        ]
         any_text = any_text or any(line.strip() for line in lines)
         read = None
         titled = statement_title([Line((Word(line, 0, 0),)) for line in lines if line.strip()])
@@ -94,28 +96,36 @@ def _why(error: Exception) -> str:
 def positioned_lines(text_page: Any) -> list[Line]:
     """A page's lines top to bottom, each word with the horizontal extent of its characters.
 
-    Lines are PDFium's (its text breaks them); two of its lines at one height (a label and its
-    figures written as separate runs) are joined.
+    Lines are PDFium's (its text breaks them), and its lines at one height are one line: a
+    label and its figures, or a header's columns, are often written as separate runs.
     """
     text = text_page.get_text_range()
     lines: list[tuple[float, float, list[Word]]] = []
-    for start, end in _line_spans(text):
+    for start, end in line_spans(text):
         words, centre, height = _words(text, start, end, text_page)
         if not words:
             continue
-        if lines and abs(lines[-1][0] - centre) < _SAME_LINE * max(height, lines[-1][1]):
-            lines[-1][2].extend(words)
-            continue
-        lines.append((centre, height, words))
+        same = next(
+            (line for line in lines if abs(line[0] - centre) < _SAME_LINE * max(height, line[1])),
+            None,
+        )
+        if same is None:
+            lines.append((centre, height, words))
+        else:
+            same[2].extend(words)
+    lines.sort(key=lambda line: -line[0])
     return [Line(tuple(sorted(words, key=lambda w: w.x0))) for _, _, words in lines]
 
 
-def _line_spans(text: str) -> Iterator[tuple[int, int]]:
+def line_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Where each line of a page's text starts and ends. PDFium ends a line with CR LF; a lone
+    LF inside one stands between words (Block's 2016 10-K sets every word apart so), unless
+    the page has no CR LF at all."""
+    separator = "\r\n" if "\r\n" in text else "\n"
     start = 0
-    for position, char in enumerate(text):
-        if char == "\n":
-            yield start, position
-            start = position + 1
+    while (found := text.find(separator, start)) >= 0:
+        yield start, found
+        start = found + len(separator)
     yield start, len(text)
 
 
@@ -128,6 +138,8 @@ def _words(text: str, start: int, end: int, text_page: Any) -> tuple[list[Word],
     x0 = x1 = 0.0
     for index in range(start, end + 1):
         char = text[index] if index < end else " "
+        if char in "\r\n":
+            char = " "
         if char.isspace():
             if word_start is not None:
                 words.append(Word(text[word_start:index], x0, x1))

@@ -90,9 +90,14 @@ _TITLES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
 _TITLE_LINE_CHARS = 110
 _NOT_A_TITLE = re.compile(
     r"\b(?:notes?\s+to|index\s+to|see\s+(?:the\s+)?accompanying|condensed|consolidating|"
-    r"parent\s+company|supplemental|selected|summary|quarterly|segment|continued\s+on)\b",
+    r"parent\s+company|supplemental|selected|summary|quarterly|segment|continued\s+on|"
+    r"analysis|certain|data|information|location|components?|details?|classification|"
+    r"reconciliation|subject|activity|amounts|items?|guarantor|obligor)\b",
     re.IGNORECASE,
 )
+_TITLE_WORDS_AROUND = 7
+"""Words a title line may hold besides the statement's name (the company's, ``(continued)``)."""
+_SMALL_WORDS = frozenset({"and", "of", "the", "its", "for", "&"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,11 +189,23 @@ def statement_title(lines: Sequence[Line]) -> tuple[StatementKind, str] | None:
         if re.search(r"\d{1,3}$", text) and not _YEAR.match(text.split()[-1]):
             continue  # a line of an index: the title, then its page number
         for kind, pattern in _TITLES:
-            if pattern.search(text):
+            match = pattern.search(text)
+            if match and _reads_as_title(text[: match.start()], text[match.end() :]):
                 if kind is StatementKind.INCOME and _only_comprehensive(text):
                     kind = StatementKind.COMPREHENSIVE  # noqa: PLW2901
                 return kind, text
     return None
+
+
+def _reads_as_title(before: str, after: str) -> bool:
+    """Besides the name, a title line holds a few capitalised words (the company's, ``Inc.``,
+    ``(continued)``, ``and Comprehensive Income``), never a sentence around it."""
+    words = [w.strip("(),.:") for w in f"{before} {after}".split()]
+    words = [w for w in words if w]
+    return len(words) <= _TITLE_WORDS_AROUND and all(
+        w[:1].isupper() or w[:1].isdigit() or w.lower() in _SMALL_WORDS or w == "continued"
+        for w in words
+    )
 
 
 def _only_comprehensive(title: str) -> bool:
@@ -203,10 +220,12 @@ def read_statement(
 ) -> ReadStatement | None:
     """A statement page as blocks (labelled rows and the prose around them) and row figures;
     None when it holds too few rows with figures to be a statement."""
+    below = next((i + 1 for i, line in enumerate(lines) if title in normalise_space(line.text)), 0)
     parsed = [_split_row(line) for line in lines]
-    first_data = next((i for i, row in enumerate(parsed) if row[1] and _is_data(row)), None)
-    if first_data is None or sum(1 for row in parsed if row[1] and _is_data(row)) < _MIN_ROWS:
+    data = [i for i, row in enumerate(parsed) if i >= below and row[1] and _is_data(row)]
+    if len(data) < _MIN_ROWS:
         return None
+    first_data = data[0]
     columns, header_line = _columns(lines[:first_data])
     head = lines[: header_line + 1 if columns else first_data]
     scale_text = _scale([line.text for line in lines[:first_data]])
@@ -297,6 +316,10 @@ def _spacing(columns: Sequence[Column]) -> float:
 
 
 def _is_value(text: str) -> bool:
+    if text.endswith(")") and "(" not in text and not text[:-1].replace(",", "").isdigit():
+        return False
+    if re.fullmatch(r"\d{1,2}\)", text):
+        return False  # the end of ``(Note 1)``: a closing parenthesis alone never ends a figure
     return text in _CURRENCY or bool(_FIGURE.match(text) or _DASH.match(text))
 
 
