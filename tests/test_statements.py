@@ -170,3 +170,47 @@ def test_row_figures_are_stored_beside_xbrl_facts_with_period_and_chunk() -> Non
     assert index.figures(filing_id, FigureSource.XBRL) == []
     assert index.displayed_facts(filing_id) == []
     assert index.filing_meta(filing_id).statements == parsed.meta.statements
+
+
+def test_a_heading_without_a_colon_prefixes_the_indented_rows_under_it() -> None:
+    page = [
+        _line(("CONSOLIDATED", 150), ("STATEMENTS", 220), ("OF", 280), ("INCOME", 300)),
+        _line(("(in", 150), ("millions,", 170), ("except", 220), ("per", 260), ("share", 280),
+              ("amounts)", 310)),
+        *_TWO_LINE_HEADER,
+        _line(("Net", 20), ("income", 40), ("3,000", 410), ("2,000", 490)),
+        _line(("Revenue", 20), ("9,000", 410), ("8,000", 490)),
+        _line(("Costs", 20), ("7,000", 410), ("6,000", 490)),
+        _line(("Basic", 20), ("Earnings", 50), ("Per", 95), ("Common", 115), ("Share", 150)),
+        _line(("Net", 30), ("income", 50), ("$", 370), ("1.25", 415), ("$", 450), ("0.83", 495)),
+        _line(("Weighted-average", 20), ("shares", 110), ("2,400", 410), ("2,410", 490)),
+    ]  # fmt: skip
+    read = read_statement(page, 0, StatementKind.INCOME, "t")
+    assert read is not None
+    by_label = {(f.label, f.column.year): f for f in read.figures}
+    eps = by_label[("Basic Earnings Per Common Share: Net income", 2019)]
+    assert (eps.value, eps.unit) == (1.25, "USD/shares")
+    assert by_label[("Net income", 2019)].value == 3_000e6
+    assert by_label[("Weighted-average shares", 2018)].value == 2_410e6
+
+
+def test_a_row_with_cents_on_a_page_of_whole_millions_is_a_per_share_amount() -> None:
+    page = [
+        _line(("Consolidated", 150), ("Statements", 220), ("of", 280), ("Income", 300)),
+        _line(("(MILLIONS,", 150), ("EXCEPT", 200), ("PER", 240), ("COMMON", 260), ("SHARE", 300),
+              ("DATA)", 330), ("2019", 410), ("2018", 490)),
+        _line(("Revenues", 20), ("40,905", 400), ("53,647", 480)),
+        _line(("Cost", 20), ("of", 45), ("sales", 60), ("8,054", 405), ("11,248", 480)),
+        _line(("Net", 20), ("income", 40), ("16,026", 400), ("11,153", 480)),
+        _line(("Earnings", 20), ("per", 60), ("common", 80), ("share––basic:", 120)),
+        _line(("Income", 25), ("from", 60), ("continuing", 85), ("operations", 140), ("1.92", 410),
+              ("1.97", 490)),
+        _line(("Net", 20), ("income", 40), ("$", 370), ("2.88", 410), ("$", 450), ("1.87", 490)),
+    ]  # fmt: skip
+    read = read_statement(page, 0, StatementKind.INCOME, "t")
+    assert read is not None
+    net = [f for f in read.figures if f.label.endswith("Net income") and f.column.year == 2019]
+    assert [(f.label, f.value, f.unit) for f in net] == [
+        ("Net income", 16_026e6, "USD"),
+        ("Earnings per common share––basic: Net income", 2.88, "USD/shares"),
+    ]

@@ -53,7 +53,7 @@ def read_pdf_document(content: bytes, source: str) -> PdfRead:
         read = None
         titled = statement_title([Line((Word(line, 0, 0),)) for line in lines if line.strip()])
         if titled is not None:
-            read = read_statement(positioned_lines(text_page), number, *titled)
+            read = read_statement(positioned_lines(text_page, text), number, *titled)
         if read is None:
             blocks.extend(lines_to_blocks([*lines, ""]))
             continue
@@ -93,27 +93,24 @@ def _why(error: Exception) -> str:
     return text.rsplit(":", maxsplit=1)[-1].strip() or type(error).__name__
 
 
-def positioned_lines(text_page: Any) -> list[Line]:
+def positioned_lines(text_page: Any, text: str | None = None) -> list[Line]:
     """A page's lines top to bottom, each word with the horizontal extent of its characters.
 
-    Lines are PDFium's (its text breaks them), and its lines at one height are one line: a
-    label and its figures, or a header's columns, are often written as separate runs.
+    Words are grouped into lines by their height on the page, not by PDFium's line breaks:
+    PDFium may run several rows into one of its lines (General Mills' 2022 statements) or
+    write a label and its figures, or a header's columns, as separate ones (Adobe's dates).
     """
-    text = text_page.get_text_range()
+    text = text_page.get_text_range() if text is None else text
+    placed = [
+        word for start, end in line_spans(text) for word in _words(text, start, end, text_page)
+    ]
+    placed.sort(key=lambda item: -item[0])
     lines: list[tuple[float, float, list[Word]]] = []
-    for start, end in line_spans(text):
-        words, centre, height = _words(text, start, end, text_page)
-        if not words:
-            continue
-        same = next(
-            (line for line in lines if abs(line[0] - centre) < _SAME_LINE * max(height, line[1])),
-            None,
-        )
-        if same is None:
-            lines.append((centre, height, words))
+    for centre, height, word in placed:
+        if lines and abs(lines[-1][0] - centre) < _SAME_LINE * max(height, lines[-1][1]):
+            lines[-1][2].append(word)
         else:
-            same[2].extend(words)
-    lines.sort(key=lambda line: -line[0])
+            lines.append((centre, height, [word]))
     return [Line(tuple(sorted(words, key=lambda w: w.x0))) for _, _, words in lines]
 
 
@@ -129,31 +126,30 @@ def line_spans(text: str) -> Iterator[tuple[int, int]]:
     yield start, len(text)
 
 
-def _words(text: str, start: int, end: int, text_page: Any) -> tuple[list[Word], float, float]:
-    """The words of ``text[start:end]`` with their extents, and the line's centre and height."""
-    words: list[Word] = []
-    tops: list[float] = []
-    bottoms: list[float] = []
+def _words(text: str, start: int, end: int, text_page: Any) -> list[tuple[float, float, Word]]:
+    """The words of ``text[start:end]``, each with its vertical centre and height (the median
+    of its characters', so a comma set low does not move it) and its horizontal extent."""
+    words: list[tuple[float, float, Word]] = []
+    boxes: list[tuple[float, float, float, float]] = []
     word_start = None
-    x0 = x1 = 0.0
     for index in range(start, end + 1):
         char = text[index] if index < end else " "
-        if char in "\r\n":
-            char = " "
         if char.isspace():
-            if word_start is not None:
-                words.append(Word(text[word_start:index], x0, x1))
-                word_start = None
+            if word_start is not None and boxes:
+                words.append(_placed(text[word_start:index], boxes))
+            word_start, boxes = None, []
             continue
+        if word_start is None:
+            word_start = index
         left, bottom, right, top = text_page.get_charbox(index)
         if top > bottom:
-            tops.append(top)
-            bottoms.append(bottom)
-        if word_start is None:
-            word_start, x0, x1 = index, left, right
-        else:
-            x0, x1 = min(x0, left), max(x1, right)
-    if not tops:
-        return words, 0.0, 1.0
-    top, bottom = sorted(tops)[len(tops) // 2], sorted(bottoms)[len(bottoms) // 2]
-    return words, (top + bottom) / 2, max(top - bottom, 1.0)
+            boxes.append((left, bottom, right, top))
+    return words
+
+
+def _placed(text: str, boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, Word]:
+    centres = sorted((bottom + top) / 2 for _, bottom, _, top in boxes)
+    heights = sorted(top - bottom for _, bottom, _, top in boxes)
+    x0 = min(box[0] for box in boxes)
+    x1 = max(box[2] for box in boxes)
+    return centres[len(centres) // 2], max(heights[len(heights) // 2], 1.0), Word(text, x0, x1)

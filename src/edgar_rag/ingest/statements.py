@@ -42,9 +42,9 @@ _CURRENCY = frozenset({"$", "US$", "€", "£"})
 _FOOTNOTE = re.compile(r"(?:\s*(?:\(\s*(?:\d{1,2}|[a-z]|[ivx]{1,4})\s*\)|\*{1,3}|†|‡))+$")
 _LEADERS = re.compile(r"\s*(?:\.\s*){2,}$")
 _PER_SHARE = re.compile(r"per\s+(?:common\s+|ordinary\s+)?share|per\s+ads\b", re.IGNORECASE)
-_SHARES = re.compile(r"\bshares\b|\bunits\s+outstanding\b", re.IGNORECASE)
+_SHARES = re.compile(r"\bshares\b|\bunits\s+outstanding\b|weighted[-\s]average", re.IGNORECASE)
 _DOLLAR_LABEL = re.compile(r"\$|par\s+value|\bstock\s*,", re.IGNORECASE)
-_PERCENT_LABEL = re.compile(r"%|\bpercent|\bratio\b|\bmargin\b", re.IGNORECASE)
+_PERCENT_LABEL = re.compile(r"%|\bpercent", re.IGNORECASE)
 _CONNECTOR = re.compile(r"(?:\b(?:and|of|for|in|on|to|from|the|net|by|with|or)|[,&(/-])$", re.I)
 _SCALES = {"thousands": 3, "millions": 6, "billions": 9}
 _BARE_SCALE = re.compile(r"\(\s*(thousands|millions|billions)\b", re.IGNORECASE)
@@ -88,6 +88,17 @@ _TITLES: tuple[tuple[StatementKind, re.Pattern[str]], ...] = (
     ),
 )
 _TITLE_LINE_CHARS = 110
+_SQUASHED_TITLE_CHARS = 60
+_SQUASHED_TITLES: tuple[tuple[StatementKind, tuple[str, ...]], ...] = (
+    (StatementKind.CASH_FLOW, ("statementofcashflows", "statementsofcashflows")),
+    (StatementKind.BALANCE, ("balancesheet", "balancesheets", "statementoffinancialposition")),
+    (
+        StatementKind.INCOME,
+        ("statementofincome", "statementsofincome", "statementofoperations",
+         "statementsofoperations", "statementofearnings", "statementsofearnings",
+         "statementofcomprehensiveincome", "statementsofcomprehensiveincome"),
+    ),
+)  # fmt: skip
 _NOT_A_TITLE = re.compile(
     r"\b(?:notes?\s+to|index\s+to|see\s+(?:the\s+)?accompanying|condensed|consolidating|"
     r"parent\s+company|supplemental|selected|summary|quarterly|segment|continued\s+on|"
@@ -182,18 +193,32 @@ def statement_title(lines: Sequence[Line]) -> tuple[StatementKind, str] | None:
         if (
             len(text) > _TITLE_LINE_CHARS
             or _NOT_A_TITLE.search(text)
-            or text.endswith((".", ";"))
+            or text.endswith((".", ";", ":"))
             or not text[:1].isupper()
         ):
             continue
         if re.search(r"\d{1,3}$", text) and not _YEAR.match(text.split()[-1]):
             continue  # a line of an index: the title, then its page number
-        for kind, pattern in _TITLES:
-            match = pattern.search(text)
-            if match and _reads_as_title(text[: match.start()], text[match.end() :]):
-                if kind is StatementKind.INCOME and _only_comprehensive(text):
-                    kind = StatementKind.COMPREHENSIVE  # noqa: PLW2901
-                return kind, text
+        kind = _title_kind(text)
+        if kind is not None:
+            if kind is StatementKind.INCOME and _only_comprehensive(text):
+                kind = StatementKind.COMPREHENSIVE
+            return kind, text
+    return None
+
+
+def _title_kind(text: str) -> StatementKind | None:
+    """The statement a title line names; a line short enough is also read with its spaces
+    taken out, for a title typeset with split letters (3M's ``Statement of Incom e``)."""
+    for kind, pattern in _TITLES:
+        match = pattern.search(text)
+        if match and _reads_as_title(text[: match.start()], text[match.end() :]):
+            return kind
+    squashed = re.sub(r"[^a-z]", "", text.lower())
+    if len(squashed) <= _SQUASHED_TITLE_CHARS:
+        for kind, names in _SQUASHED_TITLES:
+            if any(squashed.endswith(name) for name in names):
+                return kind
     return None
 
 
@@ -232,9 +257,13 @@ def read_statement(
     excepted = _excepted(lines[:first_data])
     blocks: list[Block] = [Block(normalise_space(line.text)) for line in head if line.words]
     figures: list[RowFigure] = []
-    groups: list[tuple[float, str]] = []
-    """Label-only lines ending in ``:`` still open, with where they start (indentation)."""
-    pending: list[str] = []
+    every_value = [w for line in lines[first_data:] for w in _split_row(line)[1]]
+    cents = _cents_per_share(every_value, excepted)
+    table = _Table(kind, columns, scale_text, excepted, cents)
+    groups = _Groups()
+    seen: set[str] = set()
+    pending: list[tuple[str, float]] = []
+    """Label-only lines not yet placed: a wrapped label's first line, a heading, or prose."""
     rows = 0
     for index in range(len(head), len(lines)):
         line = lines[index]
@@ -242,40 +271,81 @@ def read_statement(
         indent = line.words[0].x0 if line.words else 0.0
         if not values:
             if label.endswith(":"):
-                blocks.extend(Block(text) for text in pending)
+                blocks.extend(Block(text) for text, _ in pending)
                 pending.clear()
-                _close_groups(groups, indent)
-                groups.append((indent, label))
+                groups.open_heading(label, indent)
                 blocks.append(Block(label))
             elif label:
-                pending.append(label)
+                pending.append((label, indent))
             continue
-        if pending and label and _continues(pending[-1], label):
-            label = f"{pending.pop()} {label}"
-        blocks.extend(Block(text) for text in pending)
+        if pending and label and _continues(pending[-1][0], label):
+            label = f"{pending.pop()[0]} {label}"
+        if pending and label and indent > pending[-1][1] + 1:
+            heading, heading_indent = pending.pop()  # a heading without a colon over its rows
+            blocks.extend(Block(text) for text, _ in pending)
+            blocks.append(Block(heading))
+            groups.open_heading(f"{heading}:", heading_indent)
+        blocks.extend(Block(text) for text, _ in pending)
         pending.clear()
         if not label:
             blocks.append(Block(normalise_space(line.text)))
             continue  # a page number, or figures without a label: never a figure
-        _close_groups(groups, indent)
-        full = f"{groups[-1][1]} {label}" if groups else label
+        prefix = groups.prefix_for(indent, repeated=label in seen)
+        seen.add(label)
+        full = f"{prefix} {label}" if prefix else label
         rows += 1
-        block, row_figures = _render_row(
-            full, values, columns, kind, f"{page}.{index}", scale_text, excepted
-        )
+        block, row_figures = _render_row(full, values, table, f"{page}.{index}")
         blocks.append(block)
         figures.extend(row_figures)
-        if label.lower().startswith("total") and groups:
-            groups.pop()
-    blocks.extend(Block(text) for text in pending)
+        if label.lower().startswith("total"):
+            groups.close_innermost()
+    blocks.extend(Block(text) for text, _ in pending)
     years = tuple(column.year for column in columns) if columns else ()
     return ReadStatement(StatementPage(kind, title, page, years, rows), blocks, figures)
 
 
-def _close_groups(groups: list[tuple[float, str]], indent: float) -> None:
-    """Close the groups a line at ``indent`` is not inside (it starts as far left as they do)."""
-    while groups and groups[-1][0] >= indent - 1:
-        groups.pop()
+@dataclass(slots=True)
+class _Group:
+    indent: float
+    label: str
+    """The heading as printed, ending in ``:`` (``Operating expenses:``)."""
+    indented: bool = False
+    """A row under it started further right: its rows are laid out indented."""
+
+
+class _Groups:
+    """The ``Heading:`` lines that prefix the rows below them. A heading closes at a row that
+    starts left of it, at a row level with it once its rows were indented, at a ``Total``
+    row, and at another heading as far left; a statement that does not indent its rows
+    (Pfizer's per-share rows) keeps the heading until one of the others."""
+
+    def __init__(self) -> None:
+        self.open: list[_Group] = []
+
+    def open_heading(self, label: str, indent: float) -> None:
+        while self.open and self.open[-1].indent >= indent - 1:
+            self.open.pop()
+        self.open.append(_Group(indent, label))
+
+    def prefix_for(self, indent: float, *, repeated: bool = False) -> str:
+        """The innermost open heading over a row at ``indent``; a ``repeated`` label (seen
+        higher on the page) keeps a heading it stands level with, which tells it apart."""
+        while self.open:
+            group = self.open[-1]
+            level = abs(indent - group.indent) <= 1
+            if indent < group.indent - 1 or (level and group.indented and not repeated):
+                self.open.pop()
+                continue
+            break
+        if not self.open:
+            return ""
+        if indent > self.open[-1].indent + 1:
+            self.open[-1].indented = True
+        return self.open[-1].label
+
+    def close_innermost(self) -> None:
+        if self.open:
+            self.open.pop()
 
 
 def _is_data(row: tuple[str, list[Word]]) -> bool:
@@ -465,34 +535,56 @@ def figure_value(text: str) -> float:
     return -number if "(" in text or text.endswith(")") else number
 
 
+def _cents(text: str) -> bool:
+    """A figure printed with two decimals (``3.92``), or a dash."""
+    return bool(re.search(r"\d\.\d\d\)?$", text) or _DASH.match(text))
+
+
+def _cents_per_share(values: Sequence[Word], excepted: str) -> bool:
+    figures = [w.text for w in values if not _DASH.match(w.text)]
+    with_cents = sum(1 for text in figures if _cents(text))
+    return bool(_PER_SHARE.search(excepted)) and with_cents * 2 < len(figures)
+
+
 def _unit_and_scale(label: str, scale_text: str | None, excepted: str) -> tuple[str, int]:
     """A row's unit, and its scale: per-share rows and what the note excepts are unscaled."""
     scale = _SCALES.get(scale_text or "", 0)
+    if _SHARES.search(label) and not _DOLLAR_LABEL.search(label):
+        return "shares", 0 if "share" in _PER_SHARE.sub("", excepted) else scale
     if _PER_SHARE.search(label):
         return "USD/shares", 0
     if _PERCENT_LABEL.search(label):
         return "percent", 0
-    if _SHARES.search(label) and not _DOLLAR_LABEL.search(label):
-        return "shares", 0 if "share" in excepted.replace("per share", "") else scale
     return "USD", scale
 
 
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """What every row of one statement page shares."""
+
+    kind: StatementKind
+    columns: list[Column] | None
+    scale_text: str | None
+    excepted: str
+    cents_per_share: bool
+    """Figures with two decimals are per-share amounts: the note excepts them and the page's
+    other figures do not print two decimals (Pfizer heads its EPS rows ``Earnings per common
+    share––basic:`` and ends them with a level ``Net income ...`` row)."""
+
+
 def _render_row(
-    label: str,
-    values: Sequence[Word],
-    columns: Sequence[Column] | None,
-    kind: StatementKind,
-    row_id: str,
-    scale_text: str | None,
-    excepted: str,
+    label: str, values: Sequence[Word], table: _Table, row_id: str
 ) -> tuple[Block, list[RowFigure]]:
     """``label | 2019: 32,765 | 2018: 31,657 | (in millions)`` and its figures; plain text
     (``label 32,765 31,657``) with no figures when the columns are unknown."""
-    placed = _assign(values, columns) if columns else None
+    placed = _assign(values, table.columns) if table.columns else None
     if placed is None:
         text = " ".join([label, *(word.text.lstrip("$") for word in values)]).strip()
         return Block(text, ChunkKind.TABLE, in_table=True), []
-    unit, scale = _unit_and_scale(label, scale_text, excepted)
+    scale_text, kind = table.scale_text, table.kind
+    unit, scale = _unit_and_scale(label, scale_text, table.excepted)
+    if unit == "USD" and table.cents_per_share and all(_cents(w.text) for _, w in placed):
+        unit, scale = "USD/shares", 0
     parts = [label] if label else []
     anchors: list[Anchor] = []
     figures: list[RowFigure] = []
