@@ -8,9 +8,11 @@ meaning.
 from __future__ import annotations
 
 import re
+import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +20,16 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from edgar_rag.domain import EmbedderIdentity, FilingStore, ParsedFiling, Scope, Vectors
+from edgar_rag.domain import (
+    EmbedderIdentity,
+    Fact,
+    FigureSource,
+    FilingStore,
+    ParsedFiling,
+    Scope,
+    StatementFound,
+    Vectors,
+)
 from edgar_rag.errors import IndexMismatchError, NotFoundError, SourceError
 from edgar_rag.index import postgres, sqlite
 from edgar_rag.index.postgres import PostgresIndex
@@ -354,3 +365,72 @@ def test_a_database_created_on_a_server_opens_as_an_empty_store(postgres_server:
     finally:
         with psycopg.connect(postgres_server, autocommit=True) as admin:
             admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def test_row_figures_are_stored_beside_xbrl_facts_and_read_back_by_source(
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
+) -> None:
+    apple = slim(sample_filings["AAPL-2025"])
+    row = Fact(
+        concept="",
+        value=-1_577e6,
+        displayed="(1,577)",
+        unit="USD",
+        decimals=None,
+        period_start=date(2018, 1, 1),
+        period_end=date(2018, 12, 31),
+        dimensions=(),
+        offset=120,
+        chunk_ordinal=0,
+        source=FigureSource.ROW,
+        label="Purchases of property, plant and equipment (PP&E)",
+        scale=6,
+        fiscal_year=2018,
+        statement="cash_flow",
+    )
+    found = StatementFound("cash_flow", "Consolidated Statement of Cash Flows", 59, (2018,), 32)
+    parsed = replace(
+        apple, facts=(*apple.facts, row), meta=replace(apple.meta, statements=(found,))
+    )
+    filing_id = write(store, parsed)
+    assert store.figures(filing_id, FigureSource.ROW) == [row]
+    assert store.figures(filing_id, FigureSource.XBRL) == list(apple.facts)
+    assert store.figures(filing_id) == [*apple.facts, row]
+    assert store.filing_meta(filing_id).statements == (found,)
+    assert "" not in {ref.concept for ref in store.displayed_facts(filing_id)}
+    [summary] = store.filings()
+    assert summary.facts == len(apple.facts)
+
+
+def test_an_index_written_before_row_figures_migrates_and_reads_its_facts_as_xbrl(
+    tmp_path: Path, sample_filings: dict[str, ParsedFiling]
+) -> None:
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path)
+    old.executescript(sqlite.MIGRATIONS[0][1])
+    old.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, at TEXT)")
+    old.execute("INSERT INTO migrations VALUES ('m001_initial', 'then')")
+    old.execute(
+        "INSERT INTO filings VALUES (1, 'ab', 'Apple Inc.', 320193, 'AAPL', '10-K', 2025, NULL, "
+        "NULL, NULL, NULL, '[2025]', 'old.htm', 'html', 'text', 'then')"
+    )
+    old.execute(
+        "INSERT INTO facts VALUES (1, 'us-gaap:Revenues', 416161000000.0, '416,161', 'USD', -6, "
+        "'2024-09-29', '2025-09-27', '[]', 10, 0)"
+    )
+    old.commit()
+    old.close()
+    index = SqliteIndex(path)
+    [fact] = index.figures(1)
+    assert (fact.concept, fact.source, fact.label, fact.scale) == (
+        "us-gaap:Revenues",
+        FigureSource.XBRL,
+        None,
+        None,
+    )
+    assert index.filing_meta(1).statements == ()
+    index.ensure_embedder(IDENTITY)
+    apple = slim(sample_filings["AAPL-2025"])
+    filing_id = write(index, apple)
+    assert index.figures(filing_id) == list(apple.facts)
+    index.close()

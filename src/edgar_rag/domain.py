@@ -72,6 +72,21 @@ class RawFiling:
 
 
 @dataclass(frozen=True, slots=True)
+class StatementFound:
+    """A primary statement located in a filing (today: in a PDF, by its title)."""
+
+    kind: str
+    """``income_statement``, ``balance_sheet``, ``cash_flow`` or ``comprehensive_income``."""
+    title: str
+    page: int
+    """Zero-based page of the PDF."""
+    years: tuple[int, ...]
+    """The fiscal years its column headers name; empty when none could be read, and then its
+    rows are indexed as text with no figures."""
+    rows: int
+
+
+@dataclass(frozen=True, slots=True)
 class FilingMeta:
     """Who filed, what and for which period; the identity of a filing in the index."""
 
@@ -89,6 +104,8 @@ class FilingMeta:
     source: str
     sha256: str
     source_format: SourceFormat
+    statements: tuple[StatementFound, ...] = ()
+    """The statements found, in page order (filings read from XBRL list none yet)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,9 +159,17 @@ class Chunk:
     kind: ChunkKind
 
 
+class FigureSource(StrEnum):
+    """Where a reported figure was read: an inline-XBRL fact or a statement row's column."""
+
+    XBRL = "xbrl"
+    ROW = "row"
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """One numeric inline-XBRL fact, with the chunk that displays it."""
+    """One reported figure, with the chunk that displays it: a numeric inline-XBRL fact, or
+    (``source`` ROW) one column of a labelled statement row read from a filing without XBRL."""
 
     concept: str
     """``us-gaap:Revenues``."""
@@ -163,6 +188,15 @@ class Fact:
     offset: int | None
     """Where the displayed figure sits in the clean text; None when it is not displayed."""
     chunk_ordinal: int | None = None
+    source: FigureSource = FigureSource.XBRL
+    label: str | None = None
+    """A row's label as printed (``Operating expenses: Cost of sales``); None for XBRL."""
+    scale: int | None = None
+    """A row's power of ten (6 for ``in millions``); None for XBRL (``decimals`` says)."""
+    fiscal_year: int | None = None
+    """A row's column year as its header prints it; None for XBRL."""
+    statement: str | None = None
+    """A row's statement (``income_statement``, ...; ``StatementFound.kind``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +300,12 @@ class IndexWriter(Protocol):
     def write_filing(self, parsed: ParsedFiling, vectors: Vectors) -> int: ...
 
 
+class FigureReader(Protocol):
+    """A filing's reported figures: XBRL facts and statement-row figures alike."""
+
+    def figures(self, filing_id: int, source: FigureSource | None = None) -> list[Fact]: ...
+
+
 class FilingReader(Protocol):
     """The stored filings as listing, quoting and copying read them."""
 
@@ -280,7 +320,7 @@ class FilingReader(Protocol):
     def export_filing(self, filing_id: int) -> tuple[ParsedFiling, Vectors]: ...
 
 
-class FilingStore(PassageIndex, IndexWriter, FilingReader, Protocol):
+class FilingStore(PassageIndex, IndexWriter, FilingReader, FigureReader, Protocol):
     """A whole store, as the CLI, the service, evaluation and benchmarks use it; SQLite and
     PostgreSQL both fit it (tests/test_store_contract.py), and no SQL is written outside them."""
 

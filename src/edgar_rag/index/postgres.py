@@ -23,6 +23,7 @@ from edgar_rag.domain import (
     EmbedderIdentity,
     Fact,
     FactRef,
+    FigureSource,
     FilingMeta,
     FilingSummary,
     ParsedFiling,
@@ -99,7 +100,17 @@ _M001_INITIAL = """
     CREATE INDEX facts_by_filing ON facts (filing_id, concept);
 """
 
-MIGRATIONS: tuple[tuple[str, LiteralString], ...] = (("m001_initial", _M001_INITIAL),)
+_M002_ROW_FIGURES = """
+    ALTER TABLE facts ADD COLUMN id BIGINT GENERATED ALWAYS AS IDENTITY,
+        ADD COLUMN source TEXT NOT NULL DEFAULT 'xbrl', ADD COLUMN label TEXT,
+        ADD COLUMN scale INTEGER, ADD COLUMN fiscal_year INTEGER, ADD COLUMN statement TEXT;
+    ALTER TABLE filings ADD COLUMN statements TEXT NOT NULL DEFAULT '[]';
+"""
+
+MIGRATIONS: tuple[tuple[str, LiteralString], ...] = (
+    ("m001_initial", _M001_INITIAL),
+    ("m002_row_figures", _M002_ROW_FIGURES),
+)
 """Named migrations, each run once, in order, inside its own transaction."""
 
 _MIGRATION_LOCK = 0x65646761  # any constant: serialises two processes migrating one database
@@ -244,7 +255,8 @@ class PostgresIndex:
             _copy(
                 cursor,
                 "facts (filing_id, concept, value, displayed, unit, decimals, period_start, "
-                'period_end, dimensions, "offset", chunk_ordinal)',
+                'period_end, dimensions, "offset", chunk_ordinal, source, label, scale, '
+                "fiscal_year, statement)",
                 (_fact_row(filing_id, fact) for fact in parsed.facts),
             )
         return filing_id
@@ -258,7 +270,8 @@ class PostgresIndex:
                 (SELECT count(*) FROM sections s WHERE s.filing_id = f.id AND s.item LIKE 'Item %%')
                     AS items,
                 (SELECT count(*) FROM chunks c WHERE c.filing_id = f.id) AS chunks,
-                (SELECT count(*) FROM facts x WHERE x.filing_id = f.id) AS facts
+                (SELECT count(*) FROM facts x WHERE x.filing_id = f.id AND x.source = 'xbrl')
+                    AS facts
             FROM filings f
             ORDER BY coalesce(f.ticker, f.company), f.fiscal_year
             """
@@ -308,6 +321,16 @@ class PostgresIndex:
         chunks = tuple(chunk_from_row(row) for row in rows)
         parsed = ParsedFiling(meta, self.filing_text(filing_id), sections, chunks, facts)
         return parsed, self.vectors([int(row["id"]) for row in rows])
+
+    def figures(self, filing_id: int, source: FigureSource | None = None) -> list[Fact]:
+        """The filing's reported figures (XBRL facts and statement-row figures), in the order
+        they were written; only those of ``source`` when given."""
+        rows = self.db.execute(
+            "SELECT * FROM facts WHERE filing_id = %s AND (%s::text IS NULL OR source = %s) "
+            "ORDER BY id",
+            (filing_id, source.value if source else None, source.value if source else None),
+        ).fetchall()
+        return [fact_from_row(row) for row in rows]
 
     def counts(self) -> dict[str, int]:
         """Rows per table, for health checks and benchmarks."""
@@ -401,7 +424,7 @@ class PostgresIndex:
         rows = self.db.execute(
             "SELECT f.concept, c.id AS chunk_id, f.period_end, f.dimensions FROM facts f "
             "JOIN chunks c ON c.filing_id = f.filing_id AND c.ordinal = f.chunk_ordinal "
-            "WHERE f.filing_id = %s",
+            "WHERE f.filing_id = %s AND f.source = 'xbrl'",
             (filing_id,),
         ).fetchall()
         return [fact_ref_from_row(row) for row in rows]
@@ -428,7 +451,8 @@ def _fact_row(filing_id: int, fact: Fact) -> tuple[object, ...]:
     return (
         filing_id, fact.concept, fact.value, fact.displayed, fact.unit, fact.decimals,
         fact.period_start, fact.period_end, json.dumps(fact.dimensions), fact.offset,
-        fact.chunk_ordinal,
+        fact.chunk_ordinal, fact.source.value, fact.label, fact.scale, fact.fiscal_year,
+        fact.statement,
     )  # fmt: skip
 
 

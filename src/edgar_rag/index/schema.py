@@ -18,16 +18,24 @@ from edgar_rag.domain import (
     EmbedderIdentity,
     Fact,
     FactRef,
+    FigureSource,
     FilingMeta,
     FilingSummary,
     Passage,
     Scope,
     Section,
     SourceFormat,
+    StatementFound,
 )
 from edgar_rag.errors import NotFoundError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: facts gain ``source`` (``xbrl`` or ``row``), ``label``, ``scale``, ``fiscal_year`` and
+``statement``; filings gain ``statements`` (migration ``m002_row_figures`` in both stores)."""
+FACT_COLUMNS = (
+    "filing_id, concept, value, displayed, unit, decimals, period_start, period_end, dimensions, "
+    '"offset", chunk_ordinal, source, label, scale, fiscal_year, statement'
+)
 
 
 class Row(Protocol):
@@ -70,7 +78,26 @@ def meta_row(meta: FilingMeta) -> dict[str, object]:
         "source": meta.source,
         "sha256": meta.sha256,
         "source_format": meta.source_format.value,
+        "statements": json.dumps([_statement_fields(s) for s in meta.statements]),
     }
+
+
+def _statement_fields(found: StatementFound) -> dict[str, object]:
+    return {
+        "kind": found.kind,
+        "title": found.title,
+        "page": found.page,
+        "years": list(found.years),
+        "rows": found.rows,
+    }
+
+
+def _statements(value: object) -> tuple[StatementFound, ...]:
+    fields: list[dict[str, Any]] = json.loads(str(value)) if value else []
+    return tuple(
+        StatementFound(f["kind"], f["title"], f["page"], tuple(f["years"]), f["rows"])
+        for f in fields
+    )
 
 
 def meta_from_row(row: Row) -> FilingMeta:
@@ -93,6 +120,7 @@ def meta_from_row(row: Row) -> FilingMeta:
         source=str(row["source"]),
         sha256=str(row["sha256"]),
         source_format=SourceFormat(str(row["source_format"])),
+        statements=_statements(row["statements"]),
     )
 
 
@@ -217,6 +245,11 @@ def fact_from_row(row: Row) -> Fact:
         dimensions=_dimensions(row["dimensions"]),
         offset=row["offset"],
         chunk_ordinal=row["chunk_ordinal"],
+        source=FigureSource(row["source"]),
+        label=row["label"],
+        scale=row["scale"],
+        fiscal_year=row["fiscal_year"],
+        statement=row["statement"],
     )
 
 

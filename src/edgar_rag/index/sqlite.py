@@ -19,7 +19,9 @@ import numpy.typing as npt
 
 from edgar_rag.domain import (
     EmbedderIdentity,
+    Fact,
     FactRef,
+    FigureSource,
     FilingMeta,
     FilingSummary,
     ParsedFiling,
@@ -31,6 +33,7 @@ from edgar_rag.domain import (
 )
 from edgar_rag.errors import IndexMismatchError, NotFoundError, SourceError
 from edgar_rag.index.schema import (
+    FACT_COLUMNS,
     SCHEMA_VERSION,
     Row,
     chunk_from_row,
@@ -118,7 +121,19 @@ _M001_INITIAL = """
         CREATE INDEX facts_by_filing ON facts (filing_id, concept);
 """
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (("m001_initial", _M001_INITIAL),)
+_M002_ROW_FIGURES = """
+        ALTER TABLE facts ADD COLUMN source TEXT NOT NULL DEFAULT 'xbrl';
+        ALTER TABLE facts ADD COLUMN label TEXT;
+        ALTER TABLE facts ADD COLUMN scale INTEGER;
+        ALTER TABLE facts ADD COLUMN fiscal_year INTEGER;
+        ALTER TABLE facts ADD COLUMN statement TEXT;
+        ALTER TABLE filings ADD COLUMN statements TEXT NOT NULL DEFAULT '[]';
+"""
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    ("m001_initial", _M001_INITIAL),
+    ("m002_row_figures", _M002_ROW_FIGURES),
+)
 """Named migrations, each run once, in order, inside its own transaction."""
 
 
@@ -236,7 +251,7 @@ class SqliteIndex:
                 ],
             )
             db.executemany(
-                "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO facts ({FACT_COLUMNS}) VALUES ({', '.join('?' * 16)})",
                 [
                     (
                         filing_id,
@@ -250,6 +265,11 @@ class SqliteIndex:
                         json.dumps(f.dimensions),
                         f.offset,
                         f.chunk_ordinal,
+                        f.source.value,
+                        f.label,
+                        f.scale,
+                        f.fiscal_year,
+                        f.statement,
                     )
                     for f in parsed.facts
                 ],
@@ -273,7 +293,8 @@ class SqliteIndex:
                 (SELECT count(*) FROM sections s WHERE s.filing_id = f.id AND s.item LIKE 'Item %')
                     AS items,
                 (SELECT count(*) FROM chunks c WHERE c.filing_id = f.id) AS chunks,
-                (SELECT count(*) FROM facts x WHERE x.filing_id = f.id) AS facts
+                (SELECT count(*) FROM facts x WHERE x.filing_id = f.id AND x.source = 'xbrl')
+                    AS facts
             FROM filings f
             ORDER BY coalesce(f.ticker, f.company), f.fiscal_year
             """
@@ -322,6 +343,14 @@ class SqliteIndex:
         )
         parsed = ParsedFiling(meta, self.filing_text(filing_id), sections, chunks, facts)
         return parsed, vectors.reshape(len(chunks), -1)
+
+    def figures(self, filing_id: int, source: FigureSource | None = None) -> list[Fact]:
+        """The filing's reported figures (XBRL facts and statement-row figures), in the order
+        they were written; only those of ``source`` when given."""
+        where = "filing_id = ?" + (" AND source = ?" if source is not None else "")
+        parameters: list[object] = [filing_id, *([source.value] if source is not None else [])]
+        rows = self.db.execute(f"SELECT * FROM facts WHERE {where} ORDER BY rowid", parameters)
+        return [fact_from_row(row) for row in rows]
 
     def counts(self) -> dict[str, int]:
         """Rows per table, for health checks and benchmarks."""
@@ -421,7 +450,7 @@ class SqliteIndex:
         rows = self.db.execute(
             "SELECT f.concept, c.id AS chunk_id, f.period_end, f.dimensions FROM facts f "
             "JOIN chunks c ON c.filing_id = f.filing_id AND c.ordinal = f.chunk_ordinal "
-            "WHERE f.filing_id = ?",
+            "WHERE f.filing_id = ? AND f.source = 'xbrl'",
             (filing_id,),
         ).fetchall()
         facts = [fact_ref_from_row(row) for row in rows]

@@ -9,24 +9,28 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from datetime import date, datetime
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
 
 from edgar_rag.domain import (
     Chunk,
     Fact,
+    FigureSource,
     FilingMeta,
     ParsedFiling,
     RawFiling,
     Section,
     SourceFormat,
+    StatementFound,
 )
 from edgar_rag.errors import ParseError
 from edgar_rag.ingest.blocks import Block, drop_page_furniture, find_page_labels, join_blocks
 from edgar_rag.ingest.chunk import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_sections
 from edgar_rag.ingest.html import parse_html
 from edgar_rag.ingest.items import find_indexed_items, find_item_headings, is_cross_reference
-from edgar_rag.ingest.plain import read_pdf, read_text, registrant_name
+from edgar_rag.ingest.pdf import read_pdf_document
+from edgar_rag.ingest.plain import read_text, registrant_name
+from edgar_rag.ingest.statements import RowFigure, StatementKind
 from edgar_rag.ingest.xbrl import XbrlDocument, read_xbrl
 
 _MOST_OF_THE_TEXT = 0.6
@@ -57,6 +61,8 @@ class ReadFiling:
     starts: list[int]
     sections: list[Section]
     xbrl: XbrlDocument
+    rows: dict[str, Fact] = field(default_factory=dict)
+    """Statement-row figures by id (PDF filings), each with its period."""
 
 
 def ingest_filing(
@@ -72,11 +78,17 @@ def read_filing(raw: RawFiling) -> ReadFiling:
         raise ParseError(f"{raw.source}: the file is empty")
     source_format = sniff_format(raw.content)
     xbrl = XbrlDocument({}, {}, None)
+    row_figures: list[RowFigure] = []
+    statements: tuple[StatementFound, ...] = ()
     if source_format is SourceFormat.HTML:
         blocks, root = parse_html(raw.content, raw.source)
         xbrl = read_xbrl(root)
     elif source_format is SourceFormat.PDF:
-        blocks = read_pdf(raw.content, raw.source)
+        pdf = read_pdf_document(raw.content, raw.source)
+        blocks, row_figures = pdf.blocks, pdf.figures
+        statements = tuple(
+            StatementFound(s.kind.value, s.title, s.page, s.years, s.rows) for s in pdf.statements
+        )
     else:
         blocks = read_text(raw.content, raw.source)
     printed, blocks = blocks, drop_page_furniture(blocks)
@@ -84,8 +96,12 @@ def read_filing(raw: RawFiling) -> ReadFiling:
         raise ParseError(f"{raw.source}: no text found")
     text, starts = join_blocks(blocks)
     meta = _filing_meta(raw, text, xbrl, source_format)
+    if statements:
+        years = sorted({year for s in statements for year in s.years} | set(meta.years_reported))
+        meta = replace(meta, statements=statements, years_reported=tuple(years))
     sections = _sections(text, blocks, starts, printed)
-    return ReadFiling(meta, text, blocks, starts, sections, xbrl)
+    rows = {f.figure_id: fact for f in row_figures if (fact := row_fact(f, meta)) is not None}
+    return ReadFiling(meta, text, blocks, starts, sections, xbrl, rows)
 
 
 def chunk_filing(
@@ -96,7 +112,7 @@ def chunk_filing(
     chunks = chunk_sections(
         text, filing.sections, blocks, starts, size=chunk_size, overlap=chunk_overlap
     )
-    facts = _place_facts(filing.xbrl, blocks, starts, chunks)
+    facts = _place_facts({**filing.xbrl.facts, **filing.rows}, blocks, starts, chunks)
     return ParsedFiling(filing.meta, text, tuple(filing.sections), tuple(chunks), tuple(facts))
 
 
@@ -130,8 +146,46 @@ def _sections(
     return sections
 
 
+def row_fact(figure: RowFigure, meta: FilingMeta) -> Fact | None:
+    """A statement row's figure with its period: the date its header prints, else the filing's
+    period end moved to the column's year; None when neither is known (never a guessed date).
+    A balance sheet's figure is at an instant; the others cover the year up to that date."""
+    column = figure.column
+    end = column.period_end
+    if end is None and meta.period_end is not None:
+        end = _same_day(meta.period_end, meta.period_end.year - (meta.fiscal_year - column.year))
+    if end is None:
+        return None
+    start = None
+    if figure.statement is not StatementKind.BALANCE:
+        start = _same_day(end, end.year - 1) + timedelta(days=1)
+    return Fact(
+        concept="",
+        value=figure.value,
+        displayed=figure.displayed,
+        unit=figure.unit,
+        decimals=None,
+        period_start=start,
+        period_end=end,
+        dimensions=(),
+        offset=None,
+        source=FigureSource.ROW,
+        label=figure.label,
+        scale=figure.scale,
+        fiscal_year=column.year,
+        statement=figure.statement.value,
+    )
+
+
+def _same_day(day: date, year: int) -> date:
+    """``day`` in another year (28 February for a 29th)."""
+    return (
+        day.replace(year=year, day=min(day.day, 28)) if day.month == 2 else day.replace(year=year)
+    )
+
+
 def _place_facts(
-    xbrl: XbrlDocument, blocks: list[Block], starts: list[int], chunks: list[Chunk]
+    facts: dict[str, Fact], blocks: list[Block], starts: list[int], chunks: list[Chunk]
 ) -> list[Fact]:
     offsets: dict[str, int] = {}
     for block, start in zip(blocks, starts, strict=True):
@@ -139,7 +193,7 @@ def _place_facts(
             offsets.setdefault(anchor.fact_id, start + anchor.offset)
     chunk_starts = [chunk.start for chunk in chunks]
     placed = []
-    for fact_id, fact in xbrl.facts.items():
+    for fact_id, fact in facts.items():
         offset = offsets.get(fact_id)
         ordinal = _containing_chunk(chunks, chunk_starts, offset) if offset is not None else None
         placed.append(replace(fact, offset=offset, chunk_ordinal=ordinal))

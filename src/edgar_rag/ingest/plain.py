@@ -86,14 +86,6 @@ def read_text(content: bytes, source: str) -> list[Block]:
     return lines_to_blocks(_decode(content, source).splitlines())
 
 
-def read_pdf(content: bytes, source: str) -> list[Block]:
-    """A PDF filing to blocks, page by page, through PDFium."""
-    lines = _pdf_lines(content, source)
-    if not any(line.strip() for line in lines):
-        raise ParseError(f"{source}: the PDF has no text layer (a scan?)")
-    return lines_to_blocks(lines)
-
-
 def read_cover_name(content: bytes, source_format: SourceFormat) -> str | None:
     """The registrant's name on the cover of a PDF or plain-text filing (its first pages); None
     for HTML, for a file that cannot be read, and for a cover that does not say."""
