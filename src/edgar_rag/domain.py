@@ -6,7 +6,7 @@ Values are frozen dataclasses; ports are small ``typing.Protocol`` classes. Noth
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
@@ -305,6 +305,11 @@ class FigureReader(Protocol):
 
     def figures(self, filing_id: int, source: FigureSource | None = None) -> list[Fact]: ...
 
+    def passages_at(self, filing_id: int, ordinals: Sequence[int]) -> dict[int, Passage]:
+        """The filing's chunks of these ordinals (the ones a figure's ``chunk_ordinal`` names),
+        by ordinal."""
+        ...
+
 
 class FilingReader(Protocol):
     """The stored filings as listing, quoting and copying read them."""
@@ -347,6 +352,9 @@ class Reason(StrEnum):
     UNSUPPORTED_CLAIM = "unsupported_claim"
     """A figure of a cited sentence is not printed in the passages it cites (or not for the
     period asked)."""
+    MISSING_FIGURE = "missing_figure"
+    """A figure a lookup or computation needs is not reported for the period asked, or the
+    formula cannot be computed (it does not parse, divides by zero, mixes units)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,6 +434,9 @@ class Response:
     prompt_tokens: int
     completion_tokens: int
     replayed: bool
+    calculation: Mapping[str, object] | None = None
+    """A computed answer's formula, operands (each with the marker of the passage printing
+    it), result and rounding, as JSON carries it; None when nothing was computed."""
 
     @property
     def abstained(self) -> bool:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from edgar_rag.answer.computed import Computed, ComputedAnswers
 from edgar_rag.answer.context import Window, best_window
 from edgar_rag.answer.gates import apply_gate
 from edgar_rag.answer.metric import figure_names_metric
@@ -40,6 +41,8 @@ from edgar_rag.question.reading import Question, read_question
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_at
 
+COMPUTED = "computed"
+"""The generator a response names when code, not a model, wrote its answer."""
 RECITED_NOTE = "which is cited instead"
 """Ends the detail of an answer whose citation marker the verifier moved."""
 TRIMMED_NOTE = "only the columns of the year asked are shown"
@@ -106,6 +109,9 @@ class Answerer:
     draw_token: Callable[[str], str]
     directory: CompanyDirectory | None = None
     settings: AnswerSettings = field(default_factory=AnswerSettings)
+    computed: ComputedAnswers | None = None
+    """Answers figure questions in code from the filing's reported figures, before the model
+    (None: every question goes to the model)."""
 
     def answer(self, question: str, scope: Scope, gate: str | None = None) -> Response:
         """Search, screen (company guard and gate), generate, verify."""
@@ -119,6 +125,9 @@ class Answerer:
             reason, detail, gate_score = screened
             return decline(reason, detail, gate_score)
         gate_score = prepared.best if "cosine" in gate_name else None
+        computed = self.compute(prepared, gate_name, gate_score)
+        if computed is not None:
+            return computed
         started = time.perf_counter()
         generation = self.generator.generate(prepared.prompt)
         prepared.timings["generate"] = _ms_since(started)
@@ -168,6 +177,49 @@ class Answerer:
         if not prepared.hits:
             return Reason.GATE_REJECTED, "no passage of the filing matches the question", None
         return None
+
+    def compute(
+        self, prepared: Prepared, gate_name: str, gate_score: float | None = None
+    ) -> Response | None:
+        """The answer (or the decline) of a figure question computed in code from the filing's
+        reported figures; None when the question is not one the metric library can plan."""
+        if self.computed is None:
+            return None
+        started = time.perf_counter()
+        filing = prepared.scope.filing
+        result = self.computed.answer(
+            prepared.question,
+            prepared.scope,
+            (lambda header: fiscal_year_of_header(header, filing))
+            if filing is not None
+            else (lambda header: None),
+        )
+        prepared.timings["compute"] = _ms_since(started)
+        if result is None:
+            return None
+        decline = _Decliner(
+            prepared.question.text, filing, gate_name, prepared.best, prepared.timings
+        )
+        decline.generation = (COMPUTED, 0, 0)
+        if not isinstance(result, Computed):
+            return decline(result.reason, result.detail, gate_score)
+        return Response(
+            question=prepared.question.text,
+            text=result.text,
+            citations=result.citations,
+            reason=None,
+            detail=result.detail,
+            gate=gate_name,
+            retrieval_score=prepared.best,
+            gate_score=gate_score,
+            source=filing,
+            generator=COMPUTED,
+            timings_ms=prepared.timings,
+            prompt_tokens=0,
+            completion_tokens=0,
+            replayed=False,
+            calculation=result.calculation,
+        )
 
     def conclude(
         self,

@@ -13,6 +13,7 @@ REASON_WORDS = {
     "model_declined": "The model found no answer in the passages it was given.",
     "no_valid_citation": "The answer stated something without citing a passage it was given.",
     "unsupported_claim": "The answer stated a figure its cited passage does not print.",
+    "missing_figure": "A figure the answer needs is not reported for the period asked.",
 }
 
 
@@ -63,6 +64,7 @@ def response_json(response: Response) -> dict[str, Any]:
         "timings_ms": response.timings_ms,
         "tokens": {"prompt": response.prompt_tokens, "completion": response.completion_tokens},
         "replayed": response.replayed,
+        **({"calculation": dict(response.calculation)} if response.calculation else {}),
     }
 
 

@@ -72,6 +72,8 @@ class CaseRecord:
     """The answer is shown with a citation marker corrected by the verifier."""
     trimmed: bool = False
     """The answer copied a whole table row, shown with the columns of the year asked only."""
+    computed: bool = False
+    """Answered or declined in code from the filing's reported figures; no model ran."""
 
 
 def gold_matches(text: str, question: GoldenQuestion) -> bool:
@@ -82,7 +84,7 @@ def gold_matches(text: str, question: GoldenQuestion) -> bool:
 def _states(text: str, displayed: str | None, value: float | None) -> bool:
     if displayed is None:
         return False
-    gold = find_figures(displayed.replace(",", ""))
+    gold = find_figures(displayed)
     if not gold:
         return False
     printed = PrintedFigure(gold[0], (value,) if value is not None else (), header=None, label=None)
@@ -130,14 +132,20 @@ def run_split(
         # Through the production gate, so that a replay exercises the code that serves requests.
         period = not apply_gate("period", read, filing, prepared.hits, 0.0).passed
         started = time.perf_counter()
-        generation = _generate(answerer, prepared.prompt, question)
-        seconds = generation.recorded_s or time.perf_counter() - started
-        response = answerer.conclude(prepared, generation, "none")
-        loose = answerer.conclude(prepared, generation, "none", check_periods=False)
-        unmetered = answerer.conclude(prepared, generation, "none", check_metric=False)
-        bare = answerer.conclude(
-            prepared, generation, "none", check_periods=False, check_metric=False
-        )
+        computed = answerer.compute(prepared, "none")
+        if computed is not None:  # answered (or declined) in code: every check's arm agrees
+            generation = Generation(text=computed.text or "", model=computed.generator)
+            response = loose = unmetered = bare = computed
+            seconds = time.perf_counter() - started
+        else:
+            generation = _generate(answerer, prepared.prompt, question)
+            seconds = generation.recorded_s or time.perf_counter() - started
+            response = answerer.conclude(prepared, generation, "none")
+            loose = answerer.conclude(prepared, generation, "none", check_periods=False)
+            unmetered = answerer.conclude(prepared, generation, "none", check_metric=False)
+            bare = answerer.conclude(
+                prepared, generation, "none", check_periods=False, check_metric=False
+            )
         answered = response.reason is None and response.text is not None
         text = response.text or ""
         correct = answered and question.kind == "answerable" and gold_matches(text, question)
@@ -166,6 +174,7 @@ def run_split(
                 ),
                 recited=answered and RECITED_NOTE in (response.detail or ""),
                 trimmed=answered and TRIMMED_NOTE in (response.detail or ""),
+                computed=computed is not None,
             )
         )  # fmt: skip
         if partial is not None:

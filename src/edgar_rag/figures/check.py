@@ -29,7 +29,8 @@ def operand_is_printed(operand: Operand, passage: str, year_of_header: YearOfHea
         return False
     for line in passage.splitlines():
         if " | " in line:
-            for cell in line.split(" | ")[1:]:
+            # Every cell: a row may print no label of its own (Boeing's gross profit row).
+            for cell in line.split(" | "):
                 match = _CELL.match(cell)
                 if (
                     match
