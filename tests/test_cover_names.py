@@ -16,7 +16,7 @@ from edgar_rag.answer.companies import CompanyDirectory, company_guard
 from edgar_rag.domain import FilingHints, SourceFormat
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import Outcome, index_filings
+from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings, name_from_cover
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.ingest.plain import read_cover_name, registrant_name

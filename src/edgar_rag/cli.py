@@ -30,8 +30,8 @@ from edgar_rag.compose import (
 from edgar_rag.config import Settings, load_settings
 from edgar_rag.domain import FilingMeta, RawFiling
 from edgar_rag.errors import EdgarRagError, NotFoundError, SourceError
-from edgar_rag.indexer import FilingSource, IngestResult, Outcome, index_filings
 from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
+from edgar_rag.ingest.indexer import FilingSource, IngestResult, Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.model.process import describe_status, status_json
 from edgar_rag.service.shapes import filing_entry_json, hit_json

@@ -28,7 +28,7 @@ from edgar_rag.domain import Embedder, FilingStore, ParsedFiling, RawFiling
 from edgar_rag.index.embedders import MiniLMEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.postgres import PostgresIndex, create_database
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import embedding_text
+from edgar_rag.ingest.indexer import embedding_text
 from edgar_rag.ingest.pipeline import chunk_filing, read_filing
 from edgar_rag.retrieve.search import Searcher
 

@@ -325,8 +325,8 @@ def render_scaling(data: dict[str, Any]) -> str:
             "",
             "- Ingest is a function of one filing (`edgar_rag.ingest.pipeline.ingest_filing`: "
             "bytes in, values out, no I/O), and so is embedding a filing's chunks. The loop in "
-            "`edgar_rag.indexer.index_filings` becomes a Ray task or a Dask `map` over filings "
-            "without edits; each worker writes its filing in one transaction.",
+            "`edgar_rag.ingest.indexer.index_filings` becomes a Ray task or a Dask `map` over "
+            "filings without edits; each worker writes its filing in one transaction.",
             "- A scoped search never leaves its filing, so the chunks table can be distributed "
             "by CIK (Citus `create_distributed_table('chunks', 'cik')`, with filings, sections "
             "and facts co-located): a scoped query touches one shard, exact cosine over one "

@@ -38,7 +38,7 @@ from edgar_rag.config import Settings, load_settings
 from edgar_rag.domain import Embedder, FilingStore, Hit, Response, Scope
 from edgar_rag.eval.stats import Interval, percentiles, wilson
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import Outcome, index_filings
+from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.retrieve.search import Searcher
 

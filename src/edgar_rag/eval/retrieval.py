@@ -31,7 +31,7 @@ from edgar_rag.eval.golden import (
 )
 from edgar_rag.index.embedders import OnnxMiniLMEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.retrieve.search import Searcher, SearchSettings
