@@ -9,6 +9,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,12 +108,11 @@ def ingest(
         sources = _edgar_sources(settings, tickers, years)
     else:
         raise click.UsageError("give --from PATH, or --tickers (with --years) to fetch from EDGAR")
-    index = open_index(settings)
-    embedder = build_embedder(settings.embedder, settings.model_dir)
-    results = _run_with_progress(
-        index_filings(sources, index, embedder, wanted=_wanted(tickers, years)), len(sources)
-    )
-    index.close()
+    with closing(open_index(settings)) as index:
+        embedder = build_embedder(settings.embedder, settings.model_dir)
+        results = _run_with_progress(
+            index_filings(sources, index, embedder, wanted=_wanted(tickers, years)), len(sources)
+        )
     _require_every_request_met(results, tickers, years)
     if any(r.outcome is Outcome.REFUSED for r in results):
         sys.exit(1)
@@ -220,11 +220,10 @@ def search(
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
     settings = _settings(db)
-    index = open_index(settings)
-    searcher = build_searcher(settings, index)
-    scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
-    hits = searcher.search(question, scope, k)
-    index.close()
+    with closing(open_index(settings)) as index:
+        searcher = build_searcher(settings, index)
+        scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
+        hits = searcher.search(question, scope, k)
     if as_json:
         click.echo(json.dumps([hit_json(hit) for hit in hits], indent=2))
         return
@@ -261,11 +260,10 @@ def ask(
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
     settings = _settings(db)
-    index = open_index(settings)
-    scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
-    answerer = build_answerer(settings, index, progress=_model_progress, announce=_announce)
-    response = answerer.answer(question, scope, gate)
-    index.close()
+    with closing(open_index(settings)) as index:
+        scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
+        answerer = build_answerer(settings, index, progress=_model_progress, announce=_announce)
+        response = answerer.answer(question, scope, gate)
     if as_json:
         click.echo(json.dumps(response_json(response), indent=2))
     else:
@@ -345,9 +343,9 @@ def thresholds(split: str, db: Path | None) -> None:
     from edgar_rag.eval.golden import read_golden  # noqa: PLC0415
 
     settings = _settings(db).model_copy(update={"generator": "echo"})
-    index = open_index(settings)
-    fit = fit_cosine_threshold(build_answerer(settings, index), index, read_golden(GOLDEN), split)
-    index.close()
+    with closing(open_index(settings)) as index:
+        answerer = build_answerer(settings, index)
+        fit = fit_cosine_threshold(answerer, index, read_golden(GOLDEN), split)
     click.echo(
         f"EDGAR_RAG_COSINE_THRESHOLD={fit.threshold:.4f}\n"
         f"fitted on the {split} split of {GOLDEN}: the best-passage cosine of {fit.questions} "
@@ -379,9 +377,8 @@ def financebench(corpus: Path, db: Path, out: Path, replay: bool) -> None:
 @json_option
 def filings(db: Path | None, as_json: bool) -> None:
     """List the indexed filings."""
-    index = open_index(_settings(db))
-    summaries = index.filings()
-    index.close()
+    with closing(open_index(_settings(db))) as index:
+        summaries = index.filings()
     if as_json:
         click.echo(json.dumps([filing_entry_json(s) for s in summaries], indent=2))
         return

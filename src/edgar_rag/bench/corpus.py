@@ -12,6 +12,7 @@ import argparse
 import json
 import tempfile
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,10 @@ from edgar_rag.ingest.local import find_local_filings
 def ingest_corpus(corpus: Path) -> dict[str, Any]:
     sources = find_local_filings([corpus], build_company_list())
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as folder:
-        index = SqliteIndex(Path(folder) / "corpus.db")
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        closing(SqliteIndex(Path(folder) / "corpus.db")) as index,
+    ):
         for result in index_filings(sources, index, HashingEmbedder()):
             meta = result.meta
             rows.append(
@@ -44,7 +47,6 @@ def ingest_corpus(corpus: Path) -> dict[str, Any]:
                 }
             )
         items = {(s.ticker or s.company, s.fiscal_year): s.items for s in index.filings()}
-        index.close()
     for row in rows:
         row["items"] = items.get((row["ticker"] or row["company"], row["fiscal_year"]), 0)
     return {"files": len(sources), "results": rows}

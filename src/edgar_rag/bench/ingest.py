@@ -16,7 +16,7 @@ import resource
 import tempfile
 import time
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -72,9 +72,11 @@ def time_stages(
     times, parsed_all, memory = [], [], {"start_mib": _rss_mib()}
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        sqlite = SqliteIndex(folder / "bench.db")
+        sqlite = stack.enter_context(closing(SqliteIndex(folder / "bench.db")))
         sqlite.ensure_embedder(embedder.identity)
-        postgres = PostgresIndex(postgres_url) if postgres_url else None
+        postgres = (
+            stack.enter_context(closing(PostgresIndex(postgres_url))) if postgres_url else None
+        )
         if postgres is not None:
             postgres.ensure_embedder(embedder.identity)
         for key in SUBSET:
@@ -105,9 +107,6 @@ def time_stages(
             parsed_all.append(parsed)
         sqlite_bytes = Path(sqlite.path).stat().st_size
         memory["sqlite_bytes_per_chunk"] = sqlite_bytes / sum(t.chunks for t in times)
-        sqlite.close()
-        if postgres is not None:
-            postgres.close()
     return times, parsed_all, memory
 
 
@@ -182,15 +181,13 @@ def run(corpus: Path, index_path: Path, cache: Path) -> dict[str, Any]:
         corpus_url = create_database(server, "bench_corpus")
         stages, parsed, memory = time_stages(corpus, embedder, stages_url)
         comparison = embedding_comparison(parsed, cache)
-        sqlite = SqliteIndex(index_path)
+        sqlite = stack.enter_context(closing(SqliteIndex(index_path)))
         latency = {"sqlite": search_latency(sqlite, embedder, questions)}
         memory["search_process_mib"] = _rss_mib()
-        postgres = PostgresIndex(corpus_url)
+        postgres = stack.enter_context(closing(PostgresIndex(corpus_url)))
         copy_index(sqlite, postgres)
         latency["postgres"] = search_latency(postgres, embedder, questions)
         counts = sqlite.counts()
-        postgres.close()
-        sqlite.close()
     return {
         "subset": list(SUBSET),
         "stages": [asdict(s) for s in stages],

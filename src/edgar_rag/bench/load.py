@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -98,8 +98,7 @@ def prepare_tape(settings: Settings, questions: Sequence[Question] = QUESTIONS) 
     settings' generator; the recorded generation seconds of each question (0: declined before
     the model)."""
     assert settings.tape is not None
-    index = open_index(settings)
-    try:
+    with closing(open_index(settings)) as index:
         # Its generator is replaced by the tape's; echo keeps the local model unloaded.
         plain = settings.model_copy(update={"tape_mode": "off", "generator": "echo"})
         replayer = build_answerer(plain, index)
@@ -114,8 +113,6 @@ def prepare_tape(settings: Settings, questions: Sequence[Question] = QUESTIONS) 
         if held is None:
             raise RuntimeError(f"{settings.tape} still lacks a prompt after recording")
         return held
-    finally:
-        index.close()
 
 
 def _recorded_seconds(

@@ -20,6 +20,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -355,64 +356,62 @@ def run(
     pdfs = sorted(p for p in (folder / "pdfs").iterdir() if p.suffix.lower() == ".pdf")
     present = {p.stem.lower() for p in pdfs}
     db.parent.mkdir(parents=True, exist_ok=True)
-    index = SqliteIndex(db)
-    embedder = build_embedder(chosen.embedder, chosen.model_dir)
-    refused = _index_pdfs(folder / "pdfs", index, embedder, progress)
-    kept = [c for c in cases if c.doc_name.lower() in present]
-    scopes = document_scopes(index, sorted({c.doc_name for c in kept}))
-    journal = db.with_name(db.stem + ".rows.jsonl")
-    done = _read_journal(journal) if resume and not replay else {}
-    if not (replay or resume):
-        tape.unlink(missing_ok=True)
-        journal.unlink(missing_ok=True)
-    searcher = build_searcher(chosen, index)
-    answerer = build_answerer(chosen, index)
-    rows = []
-    for number, case in enumerate(kept, 1):
-        scope = scopes.get(case.doc_name)
-        if scope is None:
-            continue
-        row = done.get(case.financebench_id)
-        if row is None:
-            row = _ask(case, scope, searcher, answerer)
-            if not replay:
-                with journal.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        rows.append(row)
-        progress(f"{number}/{len(kept)} {case.financebench_id}")
-    report = {
-        "command": "python -m edgar_rag.eval.financebench"
-        + (" --replay" if replay else "")
-        + (" --resume" if done else ""),
-        "questions": len(cases),
-        "pdfs": len(pdfs),
-        "covered": len(kept),
-        "covered_by_type": dict(Counter(c.question_type for c in kept)),
-        "unscoped": sorted({c.doc_name for c in kept} - scopes.keys()),
-        "refused_pdfs": refused,
-        "filers": _filers(index),
-        "chunks": index.counts()["chunks"],
-        "settings": {
-            "embedder": embedder.identity.describe(),
-            "generator": answerer.generator.name,
-            "gate": answerer.settings.gate,
-            "search_k": answerer.settings.search_k,
-            "passages_in_prompt": answerer.settings.passages_in_prompt,
-        },
-        "multi_evidence": sum(r["evidence_pieces"] > 1 for r in rows),
-        "other_documents": sum(bool(r["other_documents"]) for r in rows),
-        "retrieval": _retrieval(rows),
-        "answers": _answers(rows, answerer.settings.passages_in_prompt, replay),
-        "resumed_rows": len(done),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "load_average": [round(v, 1) for v in os.getloadavg()],
-        },
-        "paper": [{"model": m, "setup": s, "correct": c} for m, s, c in PAPER],
-        "rows": rows,
-    }
-    index.close()
-    return report
+    with closing(SqliteIndex(db)) as index:
+        embedder = build_embedder(chosen.embedder, chosen.model_dir)
+        refused = _index_pdfs(folder / "pdfs", index, embedder, progress)
+        kept = [c for c in cases if c.doc_name.lower() in present]
+        scopes = document_scopes(index, sorted({c.doc_name for c in kept}))
+        journal = db.with_name(db.stem + ".rows.jsonl")
+        done = _read_journal(journal) if resume and not replay else {}
+        if not (replay or resume):
+            tape.unlink(missing_ok=True)
+            journal.unlink(missing_ok=True)
+        searcher = build_searcher(chosen, index)
+        answerer = build_answerer(chosen, index)
+        rows = []
+        for number, case in enumerate(kept, 1):
+            scope = scopes.get(case.doc_name)
+            if scope is None:
+                continue
+            row = done.get(case.financebench_id)
+            if row is None:
+                row = _ask(case, scope, searcher, answerer)
+                if not replay:
+                    with journal.open("a", encoding="utf-8") as handle:
+                        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            rows.append(row)
+            progress(f"{number}/{len(kept)} {case.financebench_id}")
+        return {
+            "command": "python -m edgar_rag.eval.financebench"
+            + (" --replay" if replay else "")
+            + (" --resume" if done else ""),
+            "questions": len(cases),
+            "pdfs": len(pdfs),
+            "covered": len(kept),
+            "covered_by_type": dict(Counter(c.question_type for c in kept)),
+            "unscoped": sorted({c.doc_name for c in kept} - scopes.keys()),
+            "refused_pdfs": refused,
+            "filers": _filers(index),
+            "chunks": index.counts()["chunks"],
+            "settings": {
+                "embedder": embedder.identity.describe(),
+                "generator": answerer.generator.name,
+                "gate": answerer.settings.gate,
+                "search_k": answerer.settings.search_k,
+                "passages_in_prompt": answerer.settings.passages_in_prompt,
+            },
+            "multi_evidence": sum(r["evidence_pieces"] > 1 for r in rows),
+            "other_documents": sum(bool(r["other_documents"]) for r in rows),
+            "retrieval": _retrieval(rows),
+            "answers": _answers(rows, answerer.settings.passages_in_prompt, replay),
+            "resumed_rows": len(done),
+            "machine": {
+                "cpus": os.cpu_count(),
+                "load_average": [round(v, 1) for v in os.getloadavg()],
+            },
+            "paper": [{"model": m, "setup": s, "correct": c} for m, s, c in PAPER],
+            "rows": rows,
+        }
 
 
 def _read_journal(journal: Path) -> dict[str, dict[str, Any]]:

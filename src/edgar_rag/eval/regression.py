@@ -17,6 +17,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -178,8 +179,9 @@ def replay(settings: Settings, split: str, golden_path: Path = GOLDEN) -> dict[s
     if settings.tape is None or not settings.tape.exists():
         raise ConfigError(f"no tape to replay at {settings.tape}; record one with `make answering`")
     replaying = settings.model_copy(update={"tape_mode": "replay", "database_url": None})
-    index = open_index(replaying)
-    return answer_split(build_answerer(replaying, index), index, read_golden(golden_path), split)
+    with closing(open_index(replaying)) as index:
+        answerer = build_answerer(replaying, index)
+        return answer_split(answerer, index, read_golden(golden_path), split)
 
 
 def make_baseline(run: Mapping[str, Any], tape: Path, golden_path: Path = GOLDEN) -> Baseline:

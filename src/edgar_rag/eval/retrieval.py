@@ -15,6 +15,7 @@ import json
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,8 +181,10 @@ def chunk_sweep(
     ]
     cases = [c for c in cases if f"{c.ticker}-{c.fiscal_year}" in SWEEP_FILINGS]
     for size, overlap in sizes:
-        with tempfile.TemporaryDirectory() as folder:
-            index = SqliteIndex(Path(folder) / "sweep.db")
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            closing(SqliteIndex(Path(folder) / "sweep.db")) as index,
+        ):
 
             def parse(raw: RawFiling, size: int = size, overlap: int = overlap) -> Any:
                 return ingest_filing(raw, size, overlap)
@@ -193,7 +196,6 @@ def chunk_sweep(
                 **{k: v for k, v in scored.items() if k.startswith("narrative-item")},
                 "chunks": {"n": float(index.counts()["chunks"])},
             }
-            index.close()
     return results
 
 
@@ -201,23 +203,22 @@ def run(corpus: Path, index_path: Path, cache: Path, sweep: bool) -> dict[str, A
     figures = read_figure_questions(FIGURES)
     narrative = read_narrative()
     embedder = OnnxMiniLMEmbedder(cache)
-    index = SqliteIndex(index_path)
     cases = [
         *figure_cases(figures),
         *narrative_cases(narrative, strict=False),
         *narrative_cases(narrative, strict=True),
     ]
-    arms = {name: evaluate(index, embedder, cases, settings) for name, settings in ARMS.items()}
-    wide = evaluate(
-        index, embedder, narrative_cases(narrative, strict=False), SearchSettings(), True
-    )
-    report: dict[str, Any] = {
-        "questions": {"figure": len(figures), "narrative": len(narrative)},
-        "arms": arms,
-        "corpus_wide_narrative": wide,
-        "corpus_chunks": index.counts()["chunks"],
-    }
-    index.close()
+    with closing(SqliteIndex(index_path)) as index:
+        arms = {name: evaluate(index, embedder, cases, settings) for name, settings in ARMS.items()}
+        wide = evaluate(
+            index, embedder, narrative_cases(narrative, strict=False), SearchSettings(), True
+        )
+        report: dict[str, Any] = {
+            "questions": {"figure": len(figures), "narrative": len(narrative)},
+            "arms": arms,
+            "corpus_wide_narrative": wide,
+            "corpus_chunks": index.counts()["chunks"],
+        }
     if sweep:
         report["chunk_sweep"] = run_sweep(corpus, embedder, figures, narrative)
     return report

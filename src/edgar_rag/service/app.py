@@ -25,6 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Annotated, Any, TypeVar
@@ -132,7 +133,7 @@ def build_services(settings: Settings) -> Services:
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None:
     """Build the services and run the app with uvicorn until interrupted (``edgar-rag serve``)."""
     services = build_services(settings)
-    try:
+    with closing(services.index):
         uvicorn.run(
             create_app(services),
             host=host,
@@ -140,8 +141,6 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None
             access_log=False,
             log_config=log_config(uvicorn.config.LOGGING_CONFIG),
         )
-    finally:
-        services.index.close()
 
 
 def create_app(services: Services) -> FastAPI:
