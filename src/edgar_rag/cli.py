@@ -29,6 +29,7 @@ from edgar_rag.compose import (
     open_index,
 )
 from edgar_rag.config import Settings, load_settings
+from edgar_rag.dev import corpus_option, dev
 from edgar_rag.domain import FilingMeta, RawFiling
 from edgar_rag.errors import EdgarRagError, NotFoundError, SourceError
 from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
@@ -77,6 +78,9 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 @click.version_option(__version__, prog_name="edgar-rag")
 def main() -> None:
     """Answers about SEC 10-K filings, every figure quoted from the passage it cites."""
+
+
+main.add_command(dev)
 
 
 @main.command()
@@ -360,16 +364,21 @@ def evaluate() -> None:
 
 
 @evaluate.command()
-@click.option("--corpus", type=click.Path(path_type=Path), default=Path("../shared/corpus"))
+@corpus_option
 @click.option("--db", type=click.Path(path_type=Path), default=Path("build/financebench.db"))
 @click.option("--out", type=click.Path(path_type=Path), default=Path("docs/financebench.json"))
+@click.option(
+    "--tape", type=click.Path(path_type=Path), help="Default: data/financebench/tape.jsonl."
+)
 @click.option("--replay", is_flag=True, help="Answer from the recorded tape, with no model.")
-def financebench(corpus: Path, db: Path, out: Path, replay: bool) -> None:
+@click.option("--resume", is_flag=True, help="Keep an interrupted run's tape and answers.")
+def financebench(
+    corpus: Path, db: Path, out: Path, tape: Path | None, replay: bool, resume: bool
+) -> None:
     """Index FinanceBench's 10-K PDFs, then measure evidence recall and numeric accuracy."""
-    from edgar_rag.eval import financebench as bench  # noqa: PLC0415
+    from edgar_rag.eval.financebench import write_financebench  # noqa: PLC0415
 
-    arguments = ["--corpus", str(corpus), "--db", str(db), "--out", str(out)]
-    sys.exit(bench.main([*arguments, *(["--replay"] if replay else [])]))
+    write_financebench(corpus, db, out, tape=tape, replay=replay, resume=resume)
 
 
 @main.command()

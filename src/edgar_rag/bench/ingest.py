@@ -9,7 +9,6 @@ same run. Machines here are shared, so ratios measured side by side matter more 
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import resource
@@ -199,23 +198,13 @@ def run(corpus: Path, index_path: Path, cache: Path) -> dict[str, Any]:
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Measure ingest and search; write the docs.")
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    parser.add_argument("--index", type=Path, default=Path("build/corpus.db"))
-    parser.add_argument("--cache", type=Path, default=Path("build/cache/embedders"))
-    parser.add_argument("--out", type=Path, default=Path("docs/performance.json"))
-    args = parser.parse_args(argv)
-    results = run(args.corpus, args.index, args.cache)
-    if args.out.exists():  # keep what `make bench-load` wrote there
-        results = json.loads(args.out.read_text(encoding="utf-8")) | results
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+def measure_ingest(corpus: Path, index: Path, cache: Path, out: Path) -> None:
+    """Measure ingest and search into ``out`` (keeping what else it holds), then its page."""
+    results = run(corpus, index, cache)
+    if out.exists():  # keep what `make bench-load` wrote there
+        results = json.loads(out.read_text(encoding="utf-8")) | results
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     from edgar_rag.bench.report import write_performance  # noqa: PLC0415
 
-    write_performance(args.out)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    write_performance(out)

@@ -10,7 +10,6 @@ function of the JSON, so a checker can re-render the page and compare.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -382,7 +381,7 @@ def run(
             rows.append(row)
             progress(f"{number}/{len(kept)} {case.financebench_id}")
         return {
-            "command": "python -m edgar_rag.eval.financebench"
+            "command": "edgar-rag eval financebench"
             + (" --replay" if replay else "")
             + (" --resume" if done else ""),
             "questions": len(cases),
@@ -502,7 +501,7 @@ def render(report: dict[str, Any]) -> str:
     lines = [
         "# FinanceBench: evidence recall and numeric answers",
         "",
-        f"Written by `{report['command']}` (`edgar-rag eval financebench`) from "
+        f"Written by `{report['command']}` from "
         "`docs/financebench.json`; generations are on the tape `data/financebench/tape.jsonl`, so "
         "`--replay` rebuilds this page without the model.",
         "",
@@ -689,28 +688,12 @@ def _to_stderr(line: str) -> None:
     sys.stderr.flush()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="FinanceBench; write docs/financebench.*")
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    parser.add_argument("--db", type=Path, default=Path("build/financebench.db"))
-    parser.add_argument("--out", type=Path, default=Path("docs/financebench.json"))
-    parser.add_argument("--tape", type=Path, default=DEFAULT_TAPE)
-    parser.add_argument("--replay", action="store_true", help="answer from the tape, no model")
-    parser.add_argument(
-        "--resume", action="store_true", help="keep an interrupted run's tape and answers"
-    )
-    args = parser.parse_args(argv)
+def write_financebench(
+    corpus: Path, db: Path, out: Path, *, tape: Path | None, replay: bool, resume: bool
+) -> None:
+    """``run`` (on ``DEFAULT_TAPE`` unless given a tape), its progress on stderr, then
+    ``write_report``: ``edgar-rag eval financebench``."""
     report = run(
-        args.corpus,
-        args.db,
-        args.tape,
-        replay=args.replay,
-        resume=args.resume,
-        progress=_to_stderr,
+        corpus, db, tape or DEFAULT_TAPE, replay=replay, resume=resume, progress=_to_stderr
     )
-    write_report(report, args.out)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    write_report(report, out)

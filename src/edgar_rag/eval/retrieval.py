@@ -9,7 +9,6 @@ asked scoped to their filing; narrative questions also across the whole corpus.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import tempfile
@@ -237,37 +236,27 @@ def run_sweep(
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Measure retrieval; write docs/retrieval.*")
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    parser.add_argument("--index", type=Path, default=Path("build/corpus.db"))
-    parser.add_argument("--cache", type=Path, default=Path("build/cache/embedders"))
-    parser.add_argument("--out", type=Path, default=Path("docs/retrieval.json"))
-    parser.add_argument("--generate", action="store_true", help="write the figure questions")
-    parser.add_argument("--no-sweep", action="store_true", help="skip the chunk-size sweep")
-    parser.add_argument(
-        "--sweep-only", action="store_true", help="run only the sweep, into the existing JSON"
-    )
-    args = parser.parse_args(argv)
-    if args.generate:
-        write_jsonl(FIGURES, generate_figure_questions(args.corpus))
-        return 0
-    if args.sweep_only:
-        report = json.loads(args.out.read_text(encoding="utf-8"))
+def write_figure_questions(corpus: Path) -> None:
+    """Write the figure questions (``FIGURES``) from the corpus's XBRL facts."""
+    write_jsonl(FIGURES, generate_figure_questions(corpus))
+
+
+def write_retrieval_report(
+    corpus: Path, index: Path, cache: Path, out: Path, *, sweep: bool, sweep_only: bool
+) -> None:
+    """Measure retrieval into ``out`` and render its Markdown page beside it; ``sweep_only``
+    runs only the chunk-size sweep, into the JSON already there."""
+    if sweep_only:
+        report = json.loads(out.read_text(encoding="utf-8"))
         report["chunk_sweep"] = run_sweep(
-            args.corpus,
-            OnnxMiniLMEmbedder(args.cache),
+            corpus,
+            OnnxMiniLMEmbedder(cache),
             read_figure_questions(FIGURES),
             read_narrative(),
         )
     else:
-        report = run(args.corpus, args.index, args.cache, sweep=not args.no_sweep)
-    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        report = run(corpus, index, cache, sweep=sweep)
+    out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     from edgar_rag.eval.report import render_retrieval  # noqa: PLC0415
 
-    args.out.with_suffix(".md").write_text(render_retrieval(report), encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    out.with_suffix(".md").write_text(render_retrieval(report), encoding="utf-8")
