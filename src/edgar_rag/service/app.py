@@ -25,7 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from contextlib import closing
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Annotated, Any, TypeVar
@@ -115,8 +115,8 @@ class Services:
 def build_services(settings: Settings) -> Services:
     """The index, searcher and answerer the settings name. A generator that cannot be built
     (no local model yet, a missing tape) leaves search running: /health says why."""
-    index = open_index(settings)
-    try:
+    with ExitStack() as on_failure:
+        index = on_failure.enter_context(closing(open_index(settings)))
         try:
             answerer: Answerer | None = build_answerer(settings, index)
             problem = None
@@ -124,9 +124,7 @@ def build_services(settings: Settings) -> Services:
             answerer, problem = None, str(exc)
             log.warning("the generator is not ready: %s", problem)
         searcher = answerer.searcher if answerer is not None else build_searcher(settings, index)
-    except BaseException:
-        index.close()
-        raise
+        on_failure.pop_all()  # built: the index stays open for the app, and serve closes it
     return Services(index, searcher, answerer, ServiceSettings.from_settings(settings), problem)
 
 
