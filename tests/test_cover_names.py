@@ -15,7 +15,7 @@ import pytest
 from edgar_rag.domain import FilingHints, FilingMeta, SourceFormat
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import Outcome, index_filings
+from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings, name_from_cover
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.ingest.plain import read_cover_name, registrant_name

@@ -16,7 +16,7 @@ from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.domain import Generator
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.reading import Kind, read_question
 from edgar_rag.question.words import query_terms

@@ -33,7 +33,7 @@ from edgar_rag.errors import SourceError
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.postgres import PostgresIndex
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher

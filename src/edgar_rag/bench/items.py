@@ -6,7 +6,6 @@ writes a Markdown report and the same results as JSON next to it.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import itertools
 import json
@@ -297,7 +296,7 @@ def render_markdown(
         "headings that rise in Item order (so it is in order by construction), except for a "
         "filing laid out by a cross-reference index, whose Items follow its pages.",
         "",
-        "Rebuild: `python -m edgar_rag.bench.items --corpus ../shared/corpus --out docs/items.md` "
+        "Rebuild: `edgar-rag dev bench items --corpus ../shared/corpus --out docs/items.md` "
         "(also writes `docs/items.json`).",
         "",
         "## Summary",
@@ -385,30 +384,24 @@ def _tuples(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    arguments = argparse.ArgumentParser(description="Item segmentation: ours against edgartools.")
-    arguments.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    arguments.add_argument("--out", type=Path, default=Path("docs/items.md"))
-    options = arguments.parse_args(argv)
-    results = run_corpus(options.corpus)
+def compare_items(corpus: Path, out: Path) -> str:
+    """Segment the corpus with both parsers into ``out`` (Markdown) and its JSON beside it;
+    returns the choice between them."""
+    results = run_corpus(corpus)
     summaries = {
         parser: summarise([r.runs[parser] for r in results], [r.scores[parser] for r in results])
         for parser in PARSERS
     }
     choice = choose(summaries["ours"], summaries["edgartools"], differing_filings(results))
     report = {
-        "corpus": str(options.corpus),
+        "corpus": str(corpus),
         "edgartools_version": version("edgartools"),
         "expected_items": list(EXPECTED),
         "summary": {parser: asdict(summary) for parser, summary in summaries.items()},
         "choice": choice,
         "filings": [asdict(result) for result in results],
     }
-    options.out.parent.mkdir(parents=True, exist_ok=True)
-    options.out.write_text(render_markdown(results, summaries, str(options.corpus)), "utf-8")
-    options.out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n", "utf-8")
-    print(choice)
-
-
-if __name__ == "__main__":
-    main()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_markdown(results, summaries, str(corpus)), "utf-8")
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n", "utf-8")
+    return choice

@@ -34,7 +34,7 @@ def render_performance(data: dict[str, Any]) -> str:
     lines = [
         "# Performance",
         "",
-        "Written by `make bench` (`python -m edgar_rag.bench.ingest`) on a 2-core machine that",
+        "Written by `make bench` (`edgar-rag dev bench ingest`) on a 2-core machine that",
         "other work shares; compare the ratios measured side by side in one run, not seconds",
         "across runs. Every number below comes from `docs/performance.json`.",
         "",
@@ -134,7 +134,7 @@ def render_model(model: dict[str, Any]) -> list[str]:
     lines = [
         "## The local model process: load parameters side by side",
         "",
-        f"Written by `make bench-model` (`python -m edgar_rag.bench.model`) on this CPU ({flags}; "
+        f"Written by `make bench-model` (`edgar-rag dev bench model`) on this CPU ({flags}; "
         f"{model['threads']} threads): one model process per configuration, all running at "
         f"once, asked the same {default['requests']} golden dev prompts in turn; tokens per "
         "second are llama.cpp's own counters (prompt tokens counted are those evaluated, after "
@@ -200,7 +200,7 @@ def render_load(load: dict[str, Any], filings: int, chunks: int) -> list[str]:
     lines = [
         "## The HTTP service under load",
         "",
-        "Written by `make bench-load` (`python -m edgar_rag.bench.load`; `make bench` runs it "
+        "Written by `make bench-load` (`edgar-rag dev bench load`; `make bench` runs it "
         f"too). `edgar-rag serve` runs in its own process on loopback over the whole corpus "
         f"({filings} filings, {chunks} chunks, SQLite, onnx-fp32 embedder). The clients run in "
         "the benchmark's process (one asyncio loop, httpx), on the same "
@@ -325,8 +325,8 @@ def render_scaling(data: dict[str, Any]) -> str:
             "",
             "- Ingest is a function of one filing (`edgar_rag.ingest.pipeline.ingest_filing`: "
             "bytes in, values out, no I/O), and so is embedding a filing's chunks. The loop in "
-            "`edgar_rag.indexer.index_filings` becomes a Ray task or a Dask `map` over filings "
-            "without edits; each worker writes its filing in one transaction.",
+            "`edgar_rag.ingest.indexer.index_filings` becomes a Ray task or a Dask `map` over "
+            "filings without edits; each worker writes its filing in one transaction.",
             "- A scoped search never leaves its filing, so the chunks table can be distributed "
             "by CIK (Citus `create_distributed_table('chunks', 'cik')`, with filings, sections "
             "and facts co-located): a scoped query touches one shard, exact cosine over one "

@@ -8,10 +8,10 @@ written to ``data/golden/run-<split>.json``; the report is a pure function of it
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import closing
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -226,38 +226,31 @@ def cosine_scores(
     return scores
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Run the answering evaluation on one split.")
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    parser.add_argument("--split", default="dev", choices=["dev", "eval"])
-    parser.add_argument("--generate", action="store_true", help="write the golden questions")
-    parser.add_argument(
-        "--finish-partial",
-        action="store_true",
-        help="write the run from the questions done so far, without asking the model more",
-    )
-    args = parser.parse_args(argv)
-    if args.generate:
-        from edgar_rag.eval.retrieval import parse_corpus  # noqa: PLC0415
+def write_golden_questions(corpus: Path) -> None:
+    """Write the golden questions (``GOLDEN``) from the corpus's filings."""
+    from edgar_rag.eval.retrieval import parse_corpus  # noqa: PLC0415
 
-        write_jsonl(GOLDEN, golden_questions(parse_corpus(args.corpus)))
-        return 0
+    write_jsonl(GOLDEN, golden_questions(parse_corpus(corpus)))
+
+
+def record_split(split: str, *, finish_partial: bool = False) -> None:
+    """Answer the split with the settings' generator into ``data/golden/run-<split>.json``;
+    ``finish_partial`` writes the run from the questions done so far, asking the model no more."""
     from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.config import load_settings  # noqa: PLC0415
 
     settings = load_settings()
-    index = open_index(settings)
-    answerer = build_answerer(settings, index)
-    golden = read_golden(GOLDEN)
-    out = Path(f"data/golden/run-{args.split}.json")
+    out = Path(f"data/golden/run-{split}.json")
     partial = out.with_suffix(".partial.jsonl")
-    asked = golden
-    if args.finish_partial:
-        done = _read_partial(partial)
-        asked = [q for q in golden if q.split == args.split and q.id in done]
-    run = answer_split(answerer, index, golden, args.split, asked=asked, partial=partial)
+    with closing(open_index(settings)) as index:
+        answerer = build_answerer(settings, index)
+        golden = read_golden(GOLDEN)
+        asked = golden
+        if finish_partial:
+            done = _read_partial(partial)
+            asked = [q for q in golden if q.split == split and q.id in done]
+        run = answer_split(answerer, index, golden, split, asked=asked, partial=partial)
     out.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
-    return 0
 
 
 def answer_split(
@@ -281,10 +274,6 @@ def answer_split(
         "thresholds": thresholds,
         "records": [asdict(r) for r in records],
     }
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
 
 
 @dataclass(frozen=True, slots=True)

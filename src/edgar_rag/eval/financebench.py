@@ -10,7 +10,6 @@ function of the JSON, so a checker can re-render the page and compare.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -20,6 +19,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ from edgar_rag.config import Settings, load_settings
 from edgar_rag.domain import Embedder, FilingStore, Hit, Response, Scope
 from edgar_rag.eval.stats import Interval, percentiles, wilson
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import Outcome, index_filings
+from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
@@ -356,64 +356,62 @@ def run(
     pdfs = sorted(p for p in (folder / "pdfs").iterdir() if p.suffix.lower() == ".pdf")
     present = {p.stem.lower() for p in pdfs}
     db.parent.mkdir(parents=True, exist_ok=True)
-    index = SqliteIndex(db)
-    embedder = build_embedder(chosen.embedder, chosen.model_dir)
-    refused = _index_pdfs(folder / "pdfs", index, embedder, progress)
-    kept = [c for c in cases if c.doc_name.lower() in present]
-    scopes = document_scopes(index, sorted({c.doc_name for c in kept}))
-    journal = db.with_name(db.stem + ".rows.jsonl")
-    done = _read_journal(journal) if resume and not replay else {}
-    if not (replay or resume):
-        tape.unlink(missing_ok=True)
-        journal.unlink(missing_ok=True)
-    searcher = build_searcher(chosen, index)
-    answerer = build_answerer(chosen, index)
-    rows = []
-    for number, case in enumerate(kept, 1):
-        scope = scopes.get(case.doc_name)
-        if scope is None:
-            continue
-        row = done.get(case.financebench_id)
-        if row is None:
-            row = _ask(case, scope, searcher, answerer)
-            if not replay:
-                with journal.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        rows.append(row)
-        progress(f"{number}/{len(kept)} {case.financebench_id}")
-    report = {
-        "command": "python -m edgar_rag.eval.financebench"
-        + (" --replay" if replay else "")
-        + (" --resume" if done else ""),
-        "questions": len(cases),
-        "pdfs": len(pdfs),
-        "covered": len(kept),
-        "covered_by_type": dict(Counter(c.question_type for c in kept)),
-        "unscoped": sorted({c.doc_name for c in kept} - scopes.keys()),
-        "refused_pdfs": refused,
-        "filers": _filers(index),
-        "chunks": index.counts()["chunks"],
-        "settings": {
-            "embedder": embedder.identity.describe(),
-            "generator": answerer.generator.name,
-            "gate": answerer.settings.gate,
-            "search_k": answerer.settings.search_k,
-            "passages_in_prompt": answerer.settings.passages_in_prompt,
-        },
-        "multi_evidence": sum(r["evidence_pieces"] > 1 for r in rows),
-        "other_documents": sum(bool(r["other_documents"]) for r in rows),
-        "retrieval": _retrieval(rows),
-        "answers": _answers(rows, answerer.settings.passages_in_prompt, replay),
-        "resumed_rows": len(done),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "load_average": [round(v, 1) for v in os.getloadavg()],
-        },
-        "paper": [{"model": m, "setup": s, "correct": c} for m, s, c in PAPER],
-        "rows": rows,
-    }
-    index.close()
-    return report
+    with closing(SqliteIndex(db)) as index:
+        embedder = build_embedder(chosen.embedder, chosen.model_dir)
+        refused = _index_pdfs(folder / "pdfs", index, embedder, progress)
+        kept = [c for c in cases if c.doc_name.lower() in present]
+        scopes = document_scopes(index, sorted({c.doc_name for c in kept}))
+        journal = db.with_name(db.stem + ".rows.jsonl")
+        done = _read_journal(journal) if resume and not replay else {}
+        if not (replay or resume):
+            tape.unlink(missing_ok=True)
+            journal.unlink(missing_ok=True)
+        searcher = build_searcher(chosen, index)
+        answerer = build_answerer(chosen, index)
+        rows = []
+        for number, case in enumerate(kept, 1):
+            scope = scopes.get(case.doc_name)
+            if scope is None:
+                continue
+            row = done.get(case.financebench_id)
+            if row is None:
+                row = _ask(case, scope, searcher, answerer)
+                if not replay:
+                    with journal.open("a", encoding="utf-8") as handle:
+                        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            rows.append(row)
+            progress(f"{number}/{len(kept)} {case.financebench_id}")
+        return {
+            "command": "edgar-rag eval financebench"
+            + (" --replay" if replay else "")
+            + (" --resume" if done else ""),
+            "questions": len(cases),
+            "pdfs": len(pdfs),
+            "covered": len(kept),
+            "covered_by_type": dict(Counter(c.question_type for c in kept)),
+            "unscoped": sorted({c.doc_name for c in kept} - scopes.keys()),
+            "refused_pdfs": refused,
+            "filers": _filers(index),
+            "chunks": index.counts()["chunks"],
+            "settings": {
+                "embedder": embedder.identity.describe(),
+                "generator": answerer.generator.name,
+                "gate": answerer.settings.gate,
+                "search_k": answerer.settings.search_k,
+                "passages_in_prompt": answerer.settings.passages_in_prompt,
+            },
+            "multi_evidence": sum(r["evidence_pieces"] > 1 for r in rows),
+            "other_documents": sum(bool(r["other_documents"]) for r in rows),
+            "retrieval": _retrieval(rows),
+            "answers": _answers(rows, answerer.settings.passages_in_prompt, replay),
+            "resumed_rows": len(done),
+            "machine": {
+                "cpus": os.cpu_count(),
+                "load_average": [round(v, 1) for v in os.getloadavg()],
+            },
+            "paper": [{"model": m, "setup": s, "correct": c} for m, s, c in PAPER],
+            "rows": rows,
+        }
 
 
 def _read_journal(journal: Path) -> dict[str, dict[str, Any]]:
@@ -504,7 +502,7 @@ def render(report: dict[str, Any]) -> str:
     lines = [
         "# FinanceBench: evidence recall and numeric answers",
         "",
-        f"Written by `{report['command']}` (`edgar-rag eval financebench`) from "
+        f"Written by `{report['command']}` from "
         "`docs/financebench.json`; generations are on the tape `data/financebench/tape.jsonl`, so "
         "`--replay` rebuilds this page without the model.",
         "",
@@ -691,28 +689,12 @@ def _to_stderr(line: str) -> None:
     sys.stderr.flush()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="FinanceBench; write docs/financebench.*")
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    parser.add_argument("--db", type=Path, default=Path("build/financebench.db"))
-    parser.add_argument("--out", type=Path, default=Path("docs/financebench.json"))
-    parser.add_argument("--tape", type=Path, default=DEFAULT_TAPE)
-    parser.add_argument("--replay", action="store_true", help="answer from the tape, no model")
-    parser.add_argument(
-        "--resume", action="store_true", help="keep an interrupted run's tape and answers"
-    )
-    args = parser.parse_args(argv)
+def write_financebench(
+    corpus: Path, db: Path, out: Path, *, tape: Path | None, replay: bool, resume: bool
+) -> None:
+    """``run`` (on ``DEFAULT_TAPE`` unless given a tape), its progress on stderr, then
+    ``write_report``: ``edgar-rag eval financebench``."""
     report = run(
-        args.corpus,
-        args.db,
-        args.tape,
-        replay=args.replay,
-        resume=args.resume,
-        progress=_to_stderr,
+        corpus, db, tape or DEFAULT_TAPE, replay=replay, resume=resume, progress=_to_stderr
     )
-    write_report(report, args.out)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    write_report(report, out)

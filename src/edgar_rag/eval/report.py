@@ -26,8 +26,7 @@ def render_retrieval(report: dict[str, Any]) -> str:
     lines = [
         "# Retrieval",
         "",
-        "Written by `make retrieval` (`python -m edgar_rag.eval.retrieval`) from "
-        "`docs/retrieval.json`.",
+        "Written by `make retrieval` (`edgar-rag dev eval retrieval`) from `docs/retrieval.json`.",
         "",
         f"- {report['questions']['figure']} figure questions generated from the filings' XBRL "
         "facts (`data/retrieval/figures.jsonl`): a hit is a passage printing the fact's value as "

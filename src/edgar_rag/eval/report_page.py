@@ -54,7 +54,7 @@ def _headline(report: dict[str, Any]) -> list[str]:
     if "eval" not in runs:
         lines += [
             "",
-            "No evaluation-split run is committed yet: `python -m edgar_rag.eval.answering "
+            "No evaluation-split run is committed yet: `edgar-rag dev eval answering "
             "--split eval` (with the settings of `make answering`) writes "
             "`data/golden/run-eval.json`, and `make eval` then shows it beside dev.",
         ]

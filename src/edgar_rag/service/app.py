@@ -25,6 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Annotated, Any, TypeVar
@@ -115,8 +116,8 @@ class Services:
 def build_services(settings: Settings) -> Services:
     """The index, searcher and answerer the settings name. A generator that cannot be built
     (no local model yet, a missing tape) leaves search running: /health says why."""
-    index = open_index(settings)
-    try:
+    with ExitStack() as on_failure:
+        index = on_failure.enter_context(closing(open_index(settings)))
         try:
             answerer: Answerer | None = build_answerer(settings, index)
             problem = None
@@ -124,16 +125,14 @@ def build_services(settings: Settings) -> Services:
             answerer, problem = None, str(exc)
             log.warning("the generator is not ready: %s", problem)
         searcher = answerer.searcher if answerer is not None else build_searcher(settings, index)
-    except BaseException:
-        index.close()
-        raise
+        on_failure.pop_all()  # built: the index stays open for the app, and serve closes it
     return Services(index, searcher, answerer, ServiceSettings.from_settings(settings), problem)
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None:
     """Build the services and run the app with uvicorn until interrupted (``edgar-rag serve``)."""
     services = build_services(settings)
-    try:
+    with closing(services.index):
         uvicorn.run(
             create_app(services),
             host=host,
@@ -141,8 +140,6 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None
             access_log=False,
             log_config=log_config(uvicorn.config.LOGGING_CONFIG),
         )
-    finally:
-        services.index.close()
 
 
 def create_app(services: Services) -> FastAPI:
