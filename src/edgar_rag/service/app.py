@@ -38,7 +38,7 @@ from starlette.concurrency import run_in_threadpool
 
 from edgar_rag import __version__
 from edgar_rag.answer.answerer import Answerer
-from edgar_rag.answer.render import REASON_WORDS, filing_json, response_json
+from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.compose import build_answerer, build_searcher, open_index
 from edgar_rag.config import Settings
 from edgar_rag.domain import FilingStore, Scope
@@ -57,7 +57,9 @@ from edgar_rag.service.models import (
     MAX_QUESTION_CHARS,
     AskRequest,
     AskResponse,
+    EmbedderJson,
     FilingEntry,
+    GeneratorHealth,
     Health,
     ItemText,
     QueryRequest,
@@ -65,6 +67,7 @@ from edgar_rag.service.models import (
     ScopeFields,
     SearchRequest,
     SearchResponse,
+    SlotsHealth,
 )
 from edgar_rag.service.observe import (
     LOGGER,
@@ -74,7 +77,6 @@ from edgar_rag.service.observe import (
     log_config,
     record_of,
 )
-from edgar_rag.service.shapes import filing_entry_json, hit_json, item_json, query_json
 from edgar_rag.service.slots import GenerationSlots
 from edgar_rag.service.store import LockedPassages, item_span
 
@@ -201,29 +203,22 @@ def create_app(services: Services) -> FastAPI:
         return HTMLResponse(page)
 
     @app.get("/health", response_model=Health, summary="Corpus size, index and generator")
-    def health() -> dict[str, Any]:
+    def health() -> Health:
         with lock:
             counts = services.index.counts()
             identity = services.index.embedder_identity()
-        generator = answerer.generator.name if answerer is not None else None
-        return {
-            "status": "ok",
-            "filings": counts["filings"],
-            "chunks": counts["chunks"],
-            "embedder": None
-            if identity is None
-            else {
-                "model": identity.model,
-                "dimensions": identity.dimensions,
-                "normalisation": identity.normalisation,
-            },
-            "generator": {
-                "name": generator,
-                "ready": answerer is not None,
-                "detail": services.generator_problem,
-            },
-            "slots": {"total": slots.total, "busy": slots.busy},
-        }
+        return Health(
+            status="ok",
+            filings=counts["filings"],
+            chunks=counts["chunks"],
+            embedder=EmbedderJson.model_validate(identity) if identity is not None else None,
+            generator=GeneratorHealth(
+                name=answerer.generator.name if answerer is not None else None,
+                ready=answerer is not None,
+                detail=services.generator_problem,
+            ),
+            slots=SlotsHealth(total=slots.total, busy=slots.busy),
+        )
 
     @app.post(
         "/ask",
@@ -239,7 +234,7 @@ def create_app(services: Services) -> FastAPI:
         response = await generate(lambda a: a.answer(body.question, scope, body.gate))
         record.answered(response)
         await _note_disconnect(request)
-        return JSONResponse(response_json(response))
+        return JSONResponse(AskResponse.of(response).model_dump(mode="json"))
 
     @app.post(
         "/query",
@@ -252,16 +247,15 @@ def create_app(services: Services) -> FastAPI:
         record = record_of(request)
         record.question = body.question
 
-        def work(ready: Answerer) -> dict[str, Any]:
+        def work(ready: Answerer) -> QueryResponse:
             response = ready.answer(body.question, Scope())
             record.answered(response)
-            return query_json(
-                response, searcher.search(read_question(body.question), Scope(), body.top_k)
-            )
+            hits = searcher.search(read_question(body.question), Scope(), body.top_k)
+            return QueryResponse.of(response, hits)
 
         answered = await generate(work)
         await _note_disconnect(request)
-        return JSONResponse(answered)
+        return JSONResponse(answered.model_dump(mode="json"))
 
     @app.post(
         "/search",
@@ -270,15 +264,11 @@ def create_app(services: Services) -> FastAPI:
         responses=error_responses(401, 404, 422),
         summary="Rank the passages that best answer a question",
     )
-    def search(body: SearchRequest, request: Request) -> dict[str, Any]:
+    def search(body: SearchRequest, request: Request) -> SearchResponse:
         record_of(request).question = body.question
         scope = resolve(body)
         hits = searcher.search(read_question(body.question), scope, body.k)
-        return {
-            "question": body.question,
-            "source": filing_json(scope.filing) if scope.filing is not None else None,
-            "hits": [hit_json(hit) for hit in hits],
-        }
+        return SearchResponse.of(body.question, scope.filing, hits)
 
     @app.get(
         "/filings",
@@ -287,10 +277,10 @@ def create_app(services: Services) -> FastAPI:
         responses=error_responses(401),
         summary="The indexed filings",
     )
-    def filings() -> list[dict[str, Any]]:
+    def filings() -> list[FilingEntry]:
         with lock:
             summaries = services.index.filings()
-        return [filing_entry_json(summary) for summary in summaries]
+        return [FilingEntry.model_validate(summary) for summary in summaries]
 
     @app.get(
         "/filings/{filing_id}/text",
@@ -303,9 +293,10 @@ def create_app(services: Services) -> FastAPI:
         filing_id: Annotated[int, Path(ge=1, le=2**62)],
         start: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="a citation's start")],
         end: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="a citation's end")],
-    ) -> dict[str, Any]:
+    ) -> ItemText:
         with lock:
-            return item_json(item_span(services.index, filing_id, start, end))
+            span = item_span(services.index, filing_id, start, end)
+        return ItemText.model_validate(span)
 
     @app.get(
         "/metrics",
