@@ -40,6 +40,7 @@ from edgar_rag.eval.stats import Interval, percentiles, wilson
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.markdown import share, table
 from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 
@@ -469,17 +470,9 @@ def _ask(case: Case, scope: Scope, searcher: Searcher, answerer: Answerer) -> di
 # -- the page (pure) -----------------------------------------------------------------------------
 
 
-def _percent(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def _share(interval: dict[str, Any]) -> str:
-    if interval["n"] == 0:
-        return "0 of 0"
-    return (
-        f"{interval['k']} of {interval['n']}: {_percent(interval['estimate'])} "
-        f"({_percent(interval['low'])} to {_percent(interval['high'])})"
-    )
+def _share(figures: dict[str, Any]) -> str:
+    bounds = (figures["low"], figures["high"])
+    return share(figures["k"], figures["n"], figures["estimate"], bounds, prose=True)
 
 
 def _cell(text: str | None, width: int = 90) -> str:
@@ -487,20 +480,20 @@ def _cell(text: str | None, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _recall_rows(scores: dict[str, dict[str, float]]) -> list[str]:
-    return [
-        f"| {name} | {int(s['n'])} | " + " | ".join(f"{s[f'recall@{k}']:.3f}" for k in KS) + " |"
-        for name, s in scores.items()
-    ]
+def _recall_table(scores: dict[str, dict[str, float]]) -> list[str]:
+    return table(
+        ["questions", "n", *(f"recall@{k}" for k in KS)],
+        [
+            [name, int(s["n"]), *(f"{s[f'recall@{k}']:.3f}" for k in KS)]
+            for name, s in scores.items()
+        ],
+        align="lr" + "r" * len(KS),
+    )
 
 
 def render(report: dict[str, Any]) -> str:
     """The Markdown page, a pure function of the report."""
     answers, retrieval, chosen = report["answers"], report["retrieval"], report["settings"]
-    header = [
-        "| questions | n | recall@1 | recall@5 | recall@10 |",
-        "| --- | ---: | ---: | ---: | ---: |",
-    ]
     lines = [
         "# FinanceBench: evidence recall and numeric answers",
         "",
@@ -540,18 +533,15 @@ def render(report: dict[str, Any]) -> str:
         "",
         "### Any evidence",
         "",
-        *header,
-        *_recall_rows(retrieval["any"]),
+        *_recall_table(retrieval["any"]),
         "",
         "### Strict overlap",
         "",
-        *header,
-        *_recall_rows(retrieval["strict"]),
+        *_recall_table(retrieval["strict"]),
         "",
         f"### Every evidence text ({report['multi_evidence']} questions have more than one)",
         "",
-        *header,
-        *_recall_rows(retrieval["every"]),
+        *_recall_table(retrieval["every"]),
         "",
         "## Numeric answers",
         "",
@@ -563,14 +553,17 @@ def render(report: dict[str, Any]) -> str:
         "question's unit, `in USD millions`) and raw where one side leaves its unit unsaid; signs "
         "are ignored. Intervals: Wilson, 95%.",
         "",
-        "| measure | value |",
-        "| --- | --- |",
-        f"| correct | {_share(answers['accuracy'])} |",
-        f"| answered (not declined) | {_share(answers['answered_share'])} |",
-        f"| correct when answered | {_share(answers['correct_when_answered'])} |",
-        *(
-            f"| correct, {name} | {_share(interval)} |"
-            for name, interval in answers["by_reasoning"].items()
+        *table(
+            ["measure", "value"],
+            [
+                ["correct", _share(answers["accuracy"])],
+                ["answered (not declined)", _share(answers["answered_share"])],
+                ["correct when answered", _share(answers["correct_when_answered"])],
+                *(
+                    [f"correct, {name}", _share(figures)]
+                    for name, figures in answers["by_reasoning"].items()
+                ),
+            ],
         ),
         "",
         f"The gold evidence was among the {chosen['passages_in_prompt']} passages of the prompt "
@@ -605,19 +598,22 @@ def render(report: dict[str, Any]) -> str:
             f"P50 {seconds['p50']:.1f}, P95 {seconds['p95']:.1f}.",
             "",
         ]
-    lines += [
-        "| id | type | gold | answer or decline | correct |",
-        "| --- | --- | ---: | --- | --- |",
-    ]
+    rows = []
     for row in report["rows"]:
         given = row["answer"]
         if given is None:
             continue
         said = given["text"] if given["reason"] is None else f"declined: {given['reason']}"
-        lines.append(
-            f"| {row['id'].removeprefix('financebench_id_')} | {row['type']} | {row['gold']} | "
-            f"{_cell(said)} | {'yes' if given['correct'] else 'no'} |"
+        rows.append(
+            [
+                row["id"].removeprefix("financebench_id_"),
+                row["type"],
+                row["gold"],
+                _cell(said),
+                "yes" if given["correct"] else "no",
+            ]
         )
+    lines += table(["id", "type", "gold", "answer or decline", "correct"], rows, align="llr")
     lines += [
         "",
         "## The paper's figures (other models and setups, not re-run here)",
@@ -629,9 +625,11 @@ def render(report: dict[str, Any]) -> str:
         "here. Not comparable with the numbers above: other models, all question types, human "
         "grading; the nearest setup to ours is the single vector store.",
         "",
-        "| model | setup | correct (as reported) |",
-        "| --- | --- | ---: |",
-        *(f"| {p['model']} | {p['setup']} | {p['correct']} |" for p in report["paper"]),
+        *table(
+            ["model", "setup", "correct (as reported)"],
+            [[p["model"], p["setup"], p["correct"]] for p in report["paper"]],
+            align="llr",
+        ),
         "",
         "## Notes",
         "",

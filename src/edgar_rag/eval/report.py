@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
+
+from edgar_rag.markdown import interval, share, table
 
 RETRIEVAL_TARGETS = {"figure": 0.9, "narrative-item": 0.9}
 
 
-def _row(name: str, scores: dict[str, float]) -> str:
-    return (
-        f"| {name} | {int(scores['n'])} | {scores['recall@1']:.3f} | {scores['recall@5']:.3f} | "
-        f"{scores['recall@10']:.3f} | {scores['mrr']:.3f} |"
-    )
-
-
-HEADER = [
-    "| | n | recall@1 | recall@5 | recall@10 | MRR |",
-    "| --- | ---: | ---: | ---: | ---: | ---: |",
-]
+def _recall_table(named: Iterable[tuple[str, dict[str, float]]]) -> list[str]:
+    rows = [
+        [name, int(scores["n"])]
+        + [f"{scores[key]:.3f}" for key in ("recall@1", "recall@5", "recall@10", "mrr")]
+        for name, scores in named
+    ]
+    return table(["", "n", "recall@1", "recall@5", "recall@10", "MRR"], rows, align="lrrrrr")
 
 
 def render_retrieval(report: dict[str, Any]) -> str:
     arms = report["arms"]
     default = arms[report["default_arm"]]
+    targets = []
+    for group, target in RETRIEVAL_TARGETS.items():
+        value = default[group]["recall@5"]
+        targets.append([group, f"{value:.3f}", target, "yes" if value >= target else "no"])
     lines = [
         "# Retrieval",
         "",
@@ -40,26 +43,21 @@ def render_retrieval(report: dict[str, Any]) -> str:
         "",
         f"## Targets (default search: {report['default_arm']}, scoped)",
         "",
-        "| set | recall@5 | target | met |",
-        "| --- | ---: | ---: | --- |",
+        *table(["set", "recall@5", "target", "met"], targets, align="lrrl"),
     ]
-    for group, target in RETRIEVAL_TARGETS.items():
-        value = default[group]["recall@5"]
-        lines.append(f"| {group} | {value:.3f} | {target} | {'yes' if value >= target else 'no'} |")
     lines += ["", "## Ablation (scoped to the filing)", ""]
     for group in ("figure", "narrative-item", "narrative-phrase"):
-        lines += [f"### {group}", "", *HEADER]
-        lines += [_row(name, scores[group]) for name, scores in arms.items()]
+        lines += [f"### {group}", ""]
+        lines += _recall_table((name, scores[group]) for name, scores in arms.items())
         lines.append("")
-    lines += ["## Default search, per group", "", *HEADER]
-    lines += [_row(group, scores) for group, scores in default.items() if group != "all"]
+    lines += ["## Default search, per group", ""]
+    lines += _recall_table((group, scores) for group, scores in default.items() if group != "all")
     wide = report["corpus_wide_narrative"]
     lines += [
         "",
         "## Narrative questions across the whole corpus (the right filing and Item)",
         "",
-        *HEADER,
-        _row("narrative-item, corpus-wide", wide["narrative-item"]),
+        *_recall_table([("narrative-item, corpus-wide", wide["narrative-item"])]),
         "",
     ]
     sweep = report.get("chunk_sweep")
@@ -75,16 +73,27 @@ def render_retrieval(report: dict[str, Any]) -> str:
             f"{1 / next(iter(sweep['sizes'].values()))['narrative-item']['n']:.0%}; "
             "the default is 800/150.",
             "",
-            "| chunks | n chunks | figure recall@5 | figure MRR | narrative-item recall@5 | "
-            "narrative-item MRR |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |",
+            *table(
+                [
+                    "chunks",
+                    "n chunks",
+                    "figure recall@5",
+                    "figure MRR",
+                    "narrative-item recall@5",
+                    "narrative-item MRR",
+                ],
+                [
+                    [size, int(scores["chunks"]["n"])]
+                    + [
+                        f"{scores[group][key]:.3f}"
+                        for group in ("figure", "narrative-item")
+                        for key in ("recall@5", "mrr")
+                    ]
+                    for size, scores in sweep["sizes"].items()
+                ],
+                align="lrrrrr",
+            ),
         ]
-        for size, scores in sweep["sizes"].items():
-            lines.append(
-                f"| {size} | {int(scores['chunks']['n'])} | {scores['figure']['recall@5']:.3f} | "
-                f"{scores['figure']['mrr']:.3f} | {scores['narrative-item']['recall@5']:.3f} | "
-                f"{scores['narrative-item']['mrr']:.3f} |"
-            )
         lines.append("")
     return "\n".join(lines)
 
@@ -118,10 +127,8 @@ def _without_metric(record: dict[str, Any]) -> str:
 def _rate(count: int, n: int) -> str:
     from edgar_rag.eval.stats import wilson  # noqa: PLC0415
 
-    interval = wilson(count, n)
-    if n == 0:
-        return "0/0"
-    return f"{count}/{n} = {count / n:.1%} [{interval.low:.1%}, {interval.high:.1%}]"
+    bounds = wilson(count, n)
+    return share(count, n, count / n if n else None, (bounds.low, bounds.high))
 
 
 def _completeness(run: dict[str, Any], done: int) -> list[str]:
@@ -155,10 +162,8 @@ def render_answering(run: dict[str, Any]) -> str:
         *_completeness(run, len(records)),
         "## Arms",
         "",
-        "| arm | correct on answerable | false answers on unanswerable | company-bootstrap 95% "
-        "(false answers) | generator s / question |",
-        "| --- | --- | --- | --- | ---: |",
     ]
+    arm_rows = []
     outcomes: dict[str, list[str]] = {}
     for arm in ARMS:
         shown = [arm_outcome(r, arm, thresholds.get(r["ticker"])) for r in records]
@@ -178,10 +183,26 @@ def render_answering(run: dict[str, Any]) -> str:
             r["generate_s"] for r, o in zip(records, shown, strict=True)
             if o not in ("out_of_scope", "out_of_period", "gate_rejected")
         ) / len(records)  # fmt: skip
-        lines.append(
-            f"| {arm} | {_rate(correct, len(answerable))} | {_rate(sum(false), len(false))} | "
-            f"[{boot.low:.1%}, {boot.high:.1%}] | {spent:.2f} |"
+        arm_rows.append(
+            [
+                arm,
+                _rate(correct, len(answerable)),
+                _rate(sum(false), len(false)),
+                interval((boot.low, boot.high)),
+                f"{spent:.2f}",
+            ]
         )
+    lines += table(
+        [
+            "arm",
+            "correct on answerable",
+            "false answers on unanswerable",
+            "company-bootstrap 95% (false answers)",
+            "generator s / question",
+        ],
+        arm_rows,
+        align="llllr",
+    )
     none_ok = [
         o == "answered" and r["correct"]
         for r, o in zip(records, outcomes["none"], strict=True)
@@ -203,10 +224,8 @@ def render_answering(run: dict[str, Any]) -> str:
         "",
         "## What each check stops (false answers on unanswerable questions, by kind)",
         "",
-        "| kind | n | model + figure check only | + company guard | + period-aware figures "
-        "| + metric named |",
-        "| --- | ---: | --- | --- | --- | --- |",
     ]
+    stopped = []
     for kind in UNANSWERABLE:
         group = [r for r in records if r["kind"] == kind]
         bare = sum(_bare(r) == "answered" for r in group)
@@ -214,10 +233,19 @@ def render_answering(run: dict[str, Any]) -> str:
         periods = sum(_without_metric(r) == "answered" and not r["company_declined"] for r in group)
         metric = sum(r["outcome"] == "answered" and not r["company_declined"] for r in group)
         n = len(group)
-        lines.append(
-            f"| {kind} | {n} | {_rate(bare, n)} | {_rate(guarded, n)} | {_rate(periods, n)} | "
-            f"{_rate(metric, n)} |"
-        )
+        stopped.append([kind, n, *(_rate(count, n) for count in (bare, guarded, periods, metric))])
+    lines += table(
+        [
+            "kind",
+            "n",
+            "model + figure check only",
+            "+ company guard",
+            "+ period-aware figures",
+            "+ metric named",
+        ],
+        stopped,
+        align="lr",
+    )
     answered = [r for r in answerable if r["outcome"] == "answered"]
     loose = [r for r in answerable if r["outcome_without_period_check"] == "answered"]
     gold_given = [r for r in answerable if r.get("gold_in_prompt", False)]
