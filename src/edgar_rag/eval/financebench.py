@@ -493,7 +493,6 @@ def _recall_table(scores: dict[str, dict[str, float]]) -> list[str]:
 
 def render(report: dict[str, Any]) -> str:
     """The Markdown page, a pure function of the report."""
-    answers, retrieval, chosen = report["answers"], report["retrieval"], report["settings"]
     lines = [
         "# FinanceBench: evidence recall and numeric answers",
         "",
@@ -501,6 +500,20 @@ def render(report: dict[str, Any]) -> str:
         "`docs/financebench.json`; generations are on the tape `data/financebench/tape.jsonl`, so "
         "`--replay` rebuilds this page without the model.",
         "",
+        *_what_was_run(report),
+        *_evidence_recall(report),
+        *_numeric_answers(report),
+        *_seconds_per_question(report),
+        *_answer_table(report["rows"]),
+        *_the_papers_figures(report["paper"]),
+        *_notes(report),
+    ]
+    return "\n".join(lines)
+
+
+def _what_was_run(report: dict[str, Any]) -> list[str]:
+    chosen = report["settings"]
+    return [
         "## What was run",
         "",
         f"- {report['pdfs']} FinanceBench 10-K PDFs (`../shared/corpus/financebench/pdfs`) indexed "
@@ -522,6 +535,12 @@ def render(report: dict[str, Any]) -> str:
         f"{chosen['passages_in_prompt']} of the top {chosen['search_k']} passages in the prompt, "
         "figures verified against the passages they cite.",
         "",
+    ]
+
+
+def _evidence_recall(report: dict[str, Any]) -> list[str]:
+    retrieval = report["retrieval"]
+    return [
         "## Evidence recall@k",
         "",
         f"A hit: a retrieved passage and a gold evidence text share {RUN_CHARS} characters in a "
@@ -543,6 +562,12 @@ def render(report: dict[str, Any]) -> str:
         "",
         *_recall_table(retrieval["every"]),
         "",
+    ]
+
+
+def _numeric_answers(report: dict[str, Any]) -> list[str]:
+    answers, chosen = report["answers"], report["settings"]
+    return [
         "## Numeric answers",
         "",
         f"{answers['numeric']} questions have a gold answer that is a bare figure (`$1577.00`, "
@@ -579,32 +604,41 @@ def render(report: dict[str, Any]) -> str:
         + ".",
         "",
     ]
+
+
+def _seconds_per_question(report: dict[str, Any]) -> list[str]:
+    answers = report["answers"]
     seconds = answers["seconds"]
-    if seconds:
-        machine = report["machine"]
-        measured = (
-            "replayed from the tape: these time the replay, not the model"
-            if answers["replayed"]
-            else f"{machine['cpus']} CPU cores shared with other work, load average "
-            f"{machine['load_average'][1]} over the last 5 minutes of the run"
+    if not seconds:
+        return []
+    machine = report["machine"]
+    measured = (
+        "replayed from the tape: these time the replay, not the model"
+        if answers["replayed"]
+        else f"{machine['cpus']} CPU cores shared with other work, load average "
+        f"{machine['load_average'][1]} over the last 5 minutes of the run"
+    )
+    if report["resumed_rows"]:
+        measured += (
+            f"; {report['resumed_rows']} rows were kept from an interrupted earlier process "
+            "(`--resume`) and timed there"
         )
-        if report["resumed_rows"]:
-            measured += (
-                f"; {report['resumed_rows']} rows were kept from an interrupted earlier process "
-                "(`--resume`) and timed there"
-            )
-        lines += [
-            f"Seconds per question (search, model, verification; {measured}): "
-            f"P50 {seconds['p50']:.1f}, P95 {seconds['p95']:.1f}.",
-            "",
-        ]
-    rows = []
-    for row in report["rows"]:
+    return [
+        f"Seconds per question (search, model, verification; {measured}): "
+        f"P50 {seconds['p50']:.1f}, P95 {seconds['p95']:.1f}.",
+        "",
+    ]
+
+
+def _answer_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Each numeric question asked: its gold figure and the answer or decline it got."""
+    cells = []
+    for row in rows:
         given = row["answer"]
         if given is None:
             continue
         said = given["text"] if given["reason"] is None else f"declined: {given['reason']}"
-        rows.append(
+        cells.append(
             [
                 row["id"].removeprefix("financebench_id_"),
                 row["type"],
@@ -613,8 +647,11 @@ def render(report: dict[str, Any]) -> str:
                 "yes" if given["correct"] else "no",
             ]
         )
-    lines += table(["id", "type", "gold", "answer or decline", "correct"], rows, align="llr")
-    lines += [
+    return table(["id", "type", "gold", "answer or decline", "correct"], cells, align="llr")
+
+
+def _the_papers_figures(paper: list[dict[str, Any]]) -> list[str]:
+    return [
         "",
         "## The paper's figures (other models and setups, not re-run here)",
         "",
@@ -627,9 +664,14 @@ def render(report: dict[str, Any]) -> str:
         "",
         *table(
             ["model", "setup", "correct (as reported)"],
-            [[p["model"], p["setup"], p["correct"]] for p in report["paper"]],
+            [[p["model"], p["setup"], p["correct"]] for p in paper],
             align="llr",
         ),
+    ]
+
+
+def _notes(report: dict[str, Any]) -> list[str]:
+    return [
         "",
         "## Notes",
         "",
@@ -648,7 +690,6 @@ def render(report: dict[str, Any]) -> str:
         "is declined rather than stated.",
         "",
     ]
-    return "\n".join(lines)
 
 
 def _filer_note(report: dict[str, Any]) -> str:
