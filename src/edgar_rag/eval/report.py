@@ -144,12 +144,13 @@ def _completeness(run: dict[str, Any], done: int) -> list[str]:
 
 
 def render_answering(run: dict[str, Any]) -> str:
-    from edgar_rag.eval.stats import cluster_bootstrap, mcnemar_exact, percentiles  # noqa: PLC0415
-
     records = run["records"]
     thresholds = run["thresholds"]
     answerable = [r for r in records if r["kind"] == "answerable"]
     unanswerable = [r for r in records if r["kind"] != "answerable"]
+    outcomes = {
+        arm: [arm_outcome(r, arm, thresholds.get(r["ticker"])) for r in records] for arm in ARMS
+    }
     lines = [
         "# Answering",
         "",
@@ -162,70 +163,86 @@ def render_answering(run: dict[str, Any]) -> str:
         *_completeness(run, len(records)),
         "## Arms",
         "",
+        *_arms(records, outcomes),
+        "",
+        "Paired comparisons against `none` on answerable questions (exact McNemar):",
+        "",
+        *_paired_with_none(records, outcomes),
+        "",
+        "## What each check stops (false answers on unanswerable questions, by kind)",
+        "",
+        *_what_each_check_stops(records),
+        "",
+        *_figure_questions(records),
+        "",
+        "Declines on answerable questions (arm none):",
+        "",
+        *_declines(answerable),
+        "",
+        *_answering_cost(records),
+        "",
     ]
-    arm_rows = []
-    outcomes: dict[str, list[str]] = {}
-    for arm in ARMS:
-        shown = [arm_outcome(r, arm, thresholds.get(r["ticker"])) for r in records]
-        outcomes[arm] = shown
-        correct = sum(
-            1 for r, o in zip(records, shown, strict=True) if r["kind"] == "answerable"
-            and o == "answered" and r["correct"]
-        )  # fmt: skip
+    return "\n".join(lines)
+
+
+def _correct_on_answerable(records: list[dict[str, Any]], shown: list[str]) -> list[bool]:
+    """For each answerable question, whether the arm that shows ``shown`` got it right."""
+    return [
+        outcome == "answered" and record["correct"]
+        for record, outcome in zip(records, shown, strict=True)
+        if record["kind"] == "answerable"
+    ]
+
+
+def _arms(records: list[dict[str, Any]], outcomes: dict[str, list[str]]) -> list[str]:
+    from edgar_rag.eval.stats import cluster_bootstrap  # noqa: PLC0415
+
+    answerable = sum(r["kind"] == "answerable" for r in records)
+    clusters = [r["ticker"] for r in records if r["kind"] != "answerable"]
+    rows = []
+    for arm, shown in outcomes.items():
+        correct = sum(_correct_on_answerable(records, shown))
         false = [
             o == "answered"
             for r, o in zip(records, shown, strict=True)
             if r["kind"] != "answerable"
         ]
-        clusters = [r["ticker"] for r in unanswerable]
         boot = cluster_bootstrap([float(f) for f in false], clusters, seed=0)
         spent = sum(
             r["generate_s"] for r, o in zip(records, shown, strict=True)
             if o not in ("out_of_scope", "out_of_period", "gate_rejected")
         ) / len(records)  # fmt: skip
-        arm_rows.append(
+        rows.append(
             [
                 arm,
-                _rate(correct, len(answerable)),
+                _rate(correct, answerable),
                 _rate(sum(false), len(false)),
                 interval((boot.low, boot.high)),
                 f"{spent:.2f}",
             ]
         )
-    lines += table(
-        [
-            "arm",
-            "correct on answerable",
-            "false answers on unanswerable",
-            "company-bootstrap 95% (false answers)",
-            "generator s / question",
-        ],
-        arm_rows,
-        align="llllr",
-    )
-    none_ok = [
-        o == "answered" and r["correct"]
-        for r, o in zip(records, outcomes["none"], strict=True)
-        if r["kind"] == "answerable"
-    ]
-    lines += ["", "Paired comparisons against `none` on answerable questions (exact McNemar):", ""]
+    header = ["arm", "correct on answerable", "false answers on unanswerable"]
+    header += ["company-bootstrap 95% (false answers)", "generator s / question"]
+    return table(header, rows, align="llllr")
+
+
+def _paired_with_none(records: list[dict[str, Any]], outcomes: dict[str, list[str]]) -> list[str]:
+    from edgar_rag.eval.stats import mcnemar_exact  # noqa: PLC0415
+
+    none_ok = _correct_on_answerable(records, outcomes["none"])
+    lines = []
     for arm in ARMS[1:]:
-        arm_ok = [
-            o == "answered" and r["correct"]
-            for r, o in zip(records, outcomes[arm], strict=True)
-            if r["kind"] == "answerable"
-        ]
-        test = mcnemar_exact(none_ok, arm_ok)
+        test = mcnemar_exact(none_ok, _correct_on_answerable(records, outcomes[arm]))
         lines.append(
             f"- {arm}: correct under none only {test.discordant_ab}, under {arm} only "
             f"{test.discordant_ba}, p = {test.p_value:.3f}"
         )
-    lines += [
-        "",
-        "## What each check stops (false answers on unanswerable questions, by kind)",
-        "",
-    ]
-    stopped = []
+    return lines
+
+
+def _what_each_check_stops(records: list[dict[str, Any]]) -> list[str]:
+    """False answers by kind of unanswerable question, as each check is added in turn."""
+    rows = []
     for kind in UNANSWERABLE:
         group = [r for r in records if r["kind"] == kind]
         bare = sum(_bare(r) == "answered" for r in group)
@@ -233,25 +250,19 @@ def render_answering(run: dict[str, Any]) -> str:
         periods = sum(_without_metric(r) == "answered" and not r["company_declined"] for r in group)
         metric = sum(r["outcome"] == "answered" and not r["company_declined"] for r in group)
         n = len(group)
-        stopped.append([kind, n, *(_rate(count, n) for count in (bare, guarded, periods, metric))])
-    lines += table(
-        [
-            "kind",
-            "n",
-            "model + figure check only",
-            "+ company guard",
-            "+ period-aware figures",
-            "+ metric named",
-        ],
-        stopped,
-        align="lr",
-    )
+        rows.append([kind, n, *(_rate(count, n) for count in (bare, guarded, periods, metric))])
+    header = ["kind", "n", "model + figure check only", "+ company guard"]
+    return table([*header, "+ period-aware figures", "+ metric named"], rows, align="lr")
+
+
+def _figure_questions(records: list[dict[str, Any]]) -> list[str]:
+    answerable = [r for r in records if r["kind"] == "answerable"]
+    unanswerable = [r for r in records if r["kind"] != "answerable"]
     answered = [r for r in answerable if r["outcome"] == "answered"]
     loose = [r for r in answerable if r["outcome_without_period_check"] == "answered"]
     gold_given = [r for r in answerable if r.get("gold_in_prompt", False)]
     gold_whole = [r for r in answerable if r.get("gold_in_top", False)]
     unmetered_correct = sum(r.get("correct_without_metric_check", r["correct"]) for r in answerable)
-    unanswerable = [r for r in records if r["kind"] != "answerable"]
     metric_stopped = sum(
         _without_metric(r) == "answered" and r["outcome"] != "answered" for r in unanswerable
     )
@@ -259,8 +270,7 @@ def render_answering(run: dict[str, Any]) -> str:
     unmetered = [r for r in answerable if _without_metric(r) == "answered"]
     recited = sum(r.get("recited", False) for r in answerable)
     trimmed = sum(r.get("trimmed", False) for r in answerable)
-    lines += [
-        "",
+    return [
         "## Figure questions",
         "",
         f"- Correct (the stated figure is the gold value, cited from a passage printing it): "
@@ -289,26 +299,28 @@ def render_answering(run: dict[str, Any]) -> str:
         "a citation marker moved to the given passage that prints the figure (the model cited "
         f"another), {trimmed} with a table row the model copied whole cut to the column of the "
         "year asked.",
-        "",
-        "Declines on answerable questions (arm none):",
-        "",
     ]
+
+
+def _declines(answerable: list[dict[str, Any]]) -> list[str]:
     reasons: dict[str, int] = {}
     for record in answerable:
         if record["outcome"] != "answered":
             reasons[record["outcome"]] = reasons.get(record["outcome"], 0) + 1
-    lines += [f"- {reason}: {count}" for reason, count in sorted(reasons.items())]
+    return [f"- {reason}: {count}" for reason, count in sorted(reasons.items())]
+
+
+def _answering_cost(records: list[dict[str, Any]]) -> list[str]:
+    from edgar_rag.eval.stats import percentiles  # noqa: PLC0415
+
     timed = [r for r in records if not r.get("replayed", False)]
     seconds = percentiles([r["generate_s"] for r in timed])
     tokens = percentiles([r["prompt_tokens"] for r in records])
-    lines += [
-        "",
+    return [
         "## Cost",
         "",
         f"- Prompt tokens per question: P50 {tokens['p50']:.0f}, P95 {tokens['p95']:.0f}.",
         f"- Generator seconds per question: P50 {seconds['p50']:.2f}, P95 {seconds['p95']:.2f} "
         f"({len(timed)} generations timed; {len(records) - len(timed)} replayed from the tape "
         "after an interrupted run are not).",
-        "",
     ]
-    return "\n".join(lines)
