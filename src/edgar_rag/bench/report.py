@@ -30,8 +30,6 @@ def _stage_totals(data: dict[str, Any]) -> dict[str, float]:
 
 
 def render_performance(data: dict[str, Any]) -> str:
-    totals = _stage_totals(data)
-    chunks = totals["chunks"]
     corpus_chunks = data["corpus_counts"]["chunks"]
     lines = [
         "# Performance",
@@ -40,46 +38,34 @@ def render_performance(data: dict[str, Any]) -> str:
         "other work shares; compare the ratios measured side by side in one run, not seconds",
         "across runs. Every number below comes from `docs/performance.json`.",
         "",
-        f"## Ingest, per stage, on {len(data['stages'])} filings ({', '.join(data['subset'])})",
-        "",
+        *_ingest_stages(data),
+        *_embedding_comparison(data),
+        *_search_latency(data),
     ]
-    rows = []
-    for s in data["stages"]:
-        postgres = f"{s['store_postgres_s']:.2f}" if s["store_postgres_s"] is not None else "-"
-        rows.append(
-            [
-                s["filing"],
-                f"{s['bytes'] / 2**20:.2f}",
-                s["chunks"],
-                s["facts"],
-                f"{s['parse_s']:.2f}",
-                f"{s['chunk_s']:.3f}",
-                f"{s['embed_s']:.1f}",
-                f"{s['store_sqlite_s']:.2f}",
-                postgres,
-            ]
-        )
-    rows.append(
-        [
-            "all",
-            f"{totals['bytes'] / 2**20:.2f}",
-            chunks,
-            "",
-            f"{totals['parse_s']:.2f}",
-            f"{totals['chunk_s']:.3f}",
-            f"{totals['embed_s']:.1f}",
-            f"{totals['store_sqlite_s']:.2f}",
-            f"{totals['store_postgres_s']:.2f}",
-        ]
-    )
+    if "load" in data:
+        lines += render_load(data["load"], data["corpus_filings"], corpus_chunks)
+    if "model" in data:
+        lines += render_model(data["model"])
+    return "\n".join(lines)
+
+
+def _ingest_stages(data: dict[str, Any]) -> list[str]:
+    """Each filing's seconds per stage and their sum, then what the sum means for the corpus."""
+    totals = _stage_totals(data)
+    chunks = totals["chunks"]
+    corpus_chunks = data["corpus_counts"]["chunks"]
+    rows = [_stage_cells(s["filing"], s, s["facts"]) for s in data["stages"]]
+    rows.append(_stage_cells("all", totals, ""))
     header = ["filing", "MiB", "chunks", "facts", "parse s", "chunk s", "embed s"]
-    lines += table([*header, "store SQLite s", "store PostgreSQL s"], rows, align="l" + "r" * 8)
     rate = {key: chunks / totals[key] for key in ("parse_s", "chunk_s", "embed_s")}
     per_chunk_s = (
         sum(totals[k] for k in ("parse_s", "chunk_s", "embed_s", "store_sqlite_s")) / chunks
     )
     memory = data["memory"]
-    lines += [
+    return [
+        f"## Ingest, per stage, on {len(data['stages'])} filings ({', '.join(data['subset'])})",
+        "",
+        *table([*header, "store SQLite s", "store PostgreSQL s"], rows, align="l" + "r" * 8),
         "",
         f"- Chunks per second: parse {rate['parse_s']:.0f}, chunk {rate['chunk_s']:.0f}, "
         f"embed {rate['embed_s']:.1f}. Embedding is the cost: "
@@ -91,6 +77,26 @@ def render_performance(data: dict[str, Any]) -> str:
         f"after parsing, {memory['after_embed_mib']:.0f} MiB after embedding; the SQLite index "
         f"takes {memory['sqlite_bytes_per_chunk'] / 1024:.1f} KiB per chunk on disk.",
         "",
+    ]
+
+
+def _stage_cells(name: str, stage: dict[str, Any], facts: object) -> list[object]:
+    postgres = stage["store_postgres_s"]
+    return [
+        name,
+        f"{stage['bytes'] / 2**20:.2f}",
+        stage["chunks"],
+        facts,
+        f"{stage['parse_s']:.2f}",
+        f"{stage['chunk_s']:.3f}",
+        f"{stage['embed_s']:.1f}",
+        f"{stage['store_sqlite_s']:.2f}",
+        f"{postgres:.2f}" if postgres is not None else "-",
+    ]
+
+
+def _embedding_comparison(data: dict[str, Any]) -> list[str]:
+    return [
         "## Embedding: ours against a plain `SentenceTransformer.encode`, same chunks, same run",
         "",
         *table(
@@ -119,15 +125,19 @@ def render_performance(data: dict[str, Any]) -> str:
             ],
             align="l" + "r" * 7,
         ),
-    ]
-    search = data["search"]
-    lines += [
         "",
         "The default embedder is `onnx-fp32`: all-MiniLM-L6-v2 exported to ONNX with attention "
         "fused, run by ONNX Runtime on length-sorted batches. It gives the plain model's vectors, "
         "so its top-5 results are the plain model's; int8 is faster but moves results, so it is "
         "opt-in (`EDGAR_RAG_EMBEDDER=minilm-int8`).",
         "",
+    ]
+
+
+def _search_latency(data: dict[str, Any]) -> list[str]:
+    search, memory = data["search"], data["memory"]
+    corpus_chunks = data["corpus_counts"]["chunks"]
+    return [
         f"## Search latency (embed + search + fuse), whole corpus indexed ({corpus_chunks} "
         f"chunks), {search['sqlite']['queries']} questions",
         "",
@@ -146,8 +156,6 @@ def render_performance(data: dict[str, Any]) -> str:
             ],
             align="lrrrr",
         ),
-    ]
-    lines += [
         "",
         f"Memory: corpus-wide search holds the vector matrix in memory, {corpus_chunks} x 384 "
         f"float32 = {corpus_chunks * 384 * 4 / 2**20:.0f} MiB; the benchmark process as a whole, "
@@ -155,11 +163,6 @@ def render_performance(data: dict[str, Any]) -> str:
         f"{memory['search_process_mib']:.0f} MiB RSS.",
         "",
     ]
-    if "load" in data:
-        lines += render_load(data["load"], data["corpus_filings"], corpus_chunks)
-    if "model" in data:
-        lines += render_model(data["model"])
-    return "\n".join(lines)
 
 
 def _share(every: int, total: int) -> str:
