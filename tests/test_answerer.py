@@ -11,7 +11,6 @@ import pytest
 from edgar_rag.answer.answerer import Answerer, AnswerSettings, fiscal_year_of_header
 from edgar_rag.answer.generators import EchoGenerator
 from edgar_rag.answer.prompt import draw_refusal_token
-from edgar_rag.answer.render import response_json
 from edgar_rag.domain import Generation, Prompt, Reason
 from edgar_rag.errors import SourceError
 from edgar_rag.index.embedders import HashingEmbedder
@@ -20,6 +19,7 @@ from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
+from edgar_rag.service.models import AskResponse
 from fakes import ScriptedGenerator, marker_of
 
 SALES_2025 = "What were Apple's total net sales in fiscal 2025?"
@@ -242,7 +242,7 @@ def test_echo_returns_the_passages_it_would_have_given(index: SqliteIndex) -> No
 def test_the_json_has_the_shape_of_the_design(index: SqliteIndex) -> None:
     model = ScriptedGenerator([lambda prompt: prompt.refusal_token])
     response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
-    body = response_json(response)
+    body = AskResponse.of(response).model_dump(mode="json")
     assert list(body) == [
         "question", "text", "citations", "abstained", "reason", "detail", "gate",
         "retrieval_score", "gate_score", "source", "generator", "timings_ms", "tokens", "replayed",

@@ -11,14 +11,14 @@ import pytest
 from edgar_rag.answer.answerer import COMPUTED, Answerer
 from edgar_rag.answer.computed import ComputedAnswers, display_company
 from edgar_rag.answer.prompt import draw_refusal_token
-from edgar_rag.answer.render import response_json
 from edgar_rag.domain import Prompt, Reason, Response
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.retrieve.search import Searcher
+from edgar_rag.service.models import AskResponse
 from fakes import ScriptedGenerator
 
 
@@ -70,7 +70,7 @@ def test_a_margin_is_computed_from_cited_operands(index: SqliteIndex) -> None:
     assert response.reason is None, response.detail
     assert response.text is not None
     assert response.text.startswith("Home Depot's gross margin was 33.4% in fiscal 2024: ")
-    calculation = response_json(response)["calculation"]
+    calculation = AskResponse.of(response).model_dump(mode="json")["calculation"]
     assert calculation["formula"] == "gross_profit / revenue"
     assert calculation["result"] == "33.4"
     assert calculation["rounding"] == {"decimals": 1, "mode": "half_up"}

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import BaseModel
 
 from edgar_rag import __version__
-from edgar_rag.answer.render import response_json, response_text
+from edgar_rag.answer.render import response_text
 from edgar_rag.compose import (
     build_answerer,
     build_company_list,
@@ -37,7 +38,7 @@ from edgar_rag.ingest.indexer import FilingSource, IngestResult, Outcome, index_
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.model.process import describe_status, status_json
 from edgar_rag.question.reading import read_question
-from edgar_rag.service.shapes import filing_entry_json, hit_json
+from edgar_rag.service.models import AskResponse, FilingEntry, HitJson
 
 log = logging.getLogger("edgar_rag")
 
@@ -73,6 +74,13 @@ db_option = click.option(
     help="SQLite index file (default: EDGAR_RAG_DB or ./edgar-rag.db).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+def _json(body: BaseModel | Sequence[BaseModel]) -> str:
+    """The body the service would send for the same data (``service.models``), indented."""
+    if isinstance(body, BaseModel):
+        return json.dumps(body.model_dump(mode="json"), indent=2)
+    return json.dumps([row.model_dump(mode="json") for row in body], indent=2)
 
 
 @click.group(cls=EdgarRagGroup)
@@ -230,7 +238,7 @@ def search(
         scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
         hits = searcher.search(read_question(question), scope, k)
     if as_json:
-        click.echo(json.dumps([hit_json(hit) for hit in hits], indent=2))
+        click.echo(_json([HitJson.of(hit) for hit in hits]))
         return
     for hit in hits:
         chunk, filing = hit.passage.chunk, hit.passage.filing
@@ -270,7 +278,7 @@ def ask(
         answerer = build_answerer(settings, index, progress=_model_progress, announce=_announce)
         response = answerer.answer(question, scope, gate)
     if as_json:
-        click.echo(json.dumps(response_json(response), indent=2))
+        click.echo(_json(AskResponse.of(response)))
     else:
         click.echo(response_text(response))
 
@@ -390,7 +398,7 @@ def filings(db: Path | None, as_json: bool) -> None:
     with closing(open_index(_settings(db))) as index:
         summaries = index.filings()
     if as_json:
-        click.echo(json.dumps([filing_entry_json(s) for s in summaries], indent=2))
+        click.echo(_json([FilingEntry.model_validate(s) for s in summaries]))
         return
     click.echo(
         f"{'ticker':<7}{'cik':>9}  {'company':<28}{'FY':>5}{'items':>6}{'chunks':>7}"

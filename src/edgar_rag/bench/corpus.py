@@ -19,6 +19,7 @@ from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.markdown import table
 
 
 def ingest_corpus(corpus: Path) -> dict[str, Any]:
@@ -62,16 +63,36 @@ def render(report: dict[str, Any]) -> str:
         "",
         f"{report['files']} files: " + ", ".join(f"{v} {k}" for k, v in counts.items() if v) + ".",
         "",
-        "| file | outcome | company | FY | format | Items | chunks | facts | years reported |",
-        "| --- | --- | --- | ---: | --- | ---: | ---: | ---: | --- |",
     ]
+    rows = []
     for r in results:
         years = f"{r['years_reported'][0]}-{r['years_reported'][-1]}" if r["years_reported"] else ""
         outcome = r["outcome"] if not r["reason"] else f"{r['outcome']}: {r['reason']}"
-        lines.append(
-            f"| {r['source']} | {outcome} | {r['company'] or ''} | {r['fiscal_year'] or ''} | "
-            f"{r['format'] or ''} | {r['items']} | {r['chunks']} | {r['facts']} | {years} |"
+        rows.append(
+            [
+                r["source"],
+                outcome,
+                r["company"] or "",
+                r["fiscal_year"] or "",
+                r["format"] or "",
+                r["items"],
+                r["chunks"],
+                r["facts"],
+                years,
+            ]
         )
+    header = [
+        "file",
+        "outcome",
+        "company",
+        "FY",
+        "format",
+        "Items",
+        "chunks",
+        "facts",
+        "years reported",
+    ]
+    lines += table(header, rows, align="lllrlrrrl")
     lines.append("")
     return "\n".join(lines)
 

@@ -22,6 +22,7 @@ from edgar_rag.domain import RawFiling
 from edgar_rag.errors import ParseError
 from edgar_rag.ingest.items import ITEM_ORDER, ITEMS, is_cross_reference
 from edgar_rag.ingest.pipeline import ingest_filing
+from edgar_rag.markdown import table
 
 EXPECTED = tuple(ITEMS)
 RISK_FACTORS_MIN_CHARS = 2000
@@ -301,11 +302,10 @@ def render_markdown(
         "",
         "## Summary",
         "",
-        "| | ours | edgartools |",
-        "|---|---:|---:|",
-        *(
-            f"| {label} | {getattr(ours, at)} | {getattr(theirs, at)} |"
-            for label, at in _SUMMARY_ROWS
+        *table(
+            ["", "ours", "edgartools"],
+            [[label, getattr(ours, at), getattr(theirs, at)] for label, at in _SUMMARY_ROWS],
+            align="lrr",
         ),
         "",
         "## Choice",
@@ -325,34 +325,39 @@ def render_markdown(
 
 
 def _filing_table(results: Sequence[FilingResult], parser: str) -> list[str]:
-    keys = " | ".join(f"Item {key}" for key in KEY_ITEMS)
-    rows = [
-        f"| ticker | FY | found | in order | missing | cross-reference only | implausible | {keys} "
-        "| found twice | seconds |",
-        "|---|---|---:|---|---|---|---|" + "---:|" * len(KEY_ITEMS) + "---|---:|",
-    ]
+    header = ["ticker", "FY", "found", "in order", "missing", "cross-reference only"]
+    header += ["implausible", *(f"Item {key}" for key in KEY_ITEMS), "found twice", "seconds"]
+    rows = []
     for result in results:
         run, score = result.runs[parser], result.scores[parser]
         length = {item.key: item.length_chars for item in run.items}
         in_order = {True: "yes", False: "no", None: "n/a"}[score.in_order]
         missing = ", ".join(score.missing) if run.error is None else f"error: {run.error}"
-        lengths = " | ".join(str(length.get(key, "")) for key in KEY_ITEMS)
         rows.append(
-            f"| {result.ticker} | {result.fiscal_year} | {score.found}/{len(EXPECTED)} "
-            f"| {in_order} | {missing} | {', '.join(score.cross_reference)} "
-            f"| {', '.join(score.implausible)} "
-            f"| {lengths} | {', '.join(run.duplicates)} | {run.seconds:.2f} |"
+            [
+                result.ticker,
+                result.fiscal_year,
+                f"{score.found}/{len(EXPECTED)}",
+                in_order,
+                missing,
+                ", ".join(score.cross_reference),
+                ", ".join(score.implausible),
+                *(length.get(key, "") for key in KEY_ITEMS),
+                ", ".join(run.duplicates),
+                f"{run.seconds:.2f}",
+            ]
         )
-    return rows
+    return table(header, rows, align="llrllll" + "r" * len(KEY_ITEMS) + "lr")
 
 
 def _lengths(results: Sequence[FilingResult], parser: str) -> list[str]:
-    rows = ["| ticker | FY | " + " | ".join(EXPECTED) + " |", "|---|---|" + "---:|" * len(EXPECTED)]
+    rows = []
     for result in results:
         lengths = {item.key: item.length_chars for item in result.runs[parser].items}
-        cells = " | ".join(str(lengths.get(key, "")) for key in EXPECTED)
-        rows.append(f"| {result.ticker} | {result.fiscal_year} | {cells} |")
-    return rows
+        rows.append(
+            [result.ticker, result.fiscal_year, *(lengths.get(key, "") for key in EXPECTED)]
+        )
+    return table(["ticker", "FY", *EXPECTED], rows, align="ll" + "r" * len(EXPECTED))
 
 
 def load_report(path: Path) -> tuple[list[FilingResult], dict[str, Summary], str]:

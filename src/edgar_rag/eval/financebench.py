@@ -40,6 +40,7 @@ from edgar_rag.eval.stats import Interval, percentiles, wilson
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.markdown import share, table
 from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 
@@ -467,17 +468,9 @@ def _ask(case: Case, scope: Scope, searcher: Searcher, answerer: Answerer) -> di
 # -- the page (pure) -----------------------------------------------------------------------------
 
 
-def _percent(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def _share(interval: dict[str, Any]) -> str:
-    if interval["n"] == 0:
-        return "0 of 0"
-    return (
-        f"{interval['k']} of {interval['n']}: {_percent(interval['estimate'])} "
-        f"({_percent(interval['low'])} to {_percent(interval['high'])})"
-    )
+def _share(figures: dict[str, Any]) -> str:
+    bounds = (figures["low"], figures["high"])
+    return share(figures["k"], figures["n"], figures["estimate"], bounds, prose=True)
 
 
 def _cell(text: str | None, width: int = 90) -> str:
@@ -485,20 +478,19 @@ def _cell(text: str | None, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _recall_rows(scores: dict[str, dict[str, float]]) -> list[str]:
-    return [
-        f"| {name} | {int(s['n'])} | " + " | ".join(f"{s[f'recall@{k}']:.3f}" for k in KS) + " |"
-        for name, s in scores.items()
-    ]
+def _recall_table(scores: dict[str, dict[str, float]]) -> list[str]:
+    return table(
+        ["questions", "n", *(f"recall@{k}" for k in KS)],
+        [
+            [name, int(s["n"]), *(f"{s[f'recall@{k}']:.3f}" for k in KS)]
+            for name, s in scores.items()
+        ],
+        align="lr" + "r" * len(KS),
+    )
 
 
 def render(report: dict[str, Any]) -> str:
     """The Markdown page, a pure function of the report."""
-    answers, retrieval, chosen = report["answers"], report["retrieval"], report["settings"]
-    header = [
-        "| questions | n | recall@1 | recall@5 | recall@10 |",
-        "| --- | ---: | ---: | ---: | ---: |",
-    ]
     lines = [
         "# FinanceBench: evidence recall and numeric answers",
         "",
@@ -506,6 +498,20 @@ def render(report: dict[str, Any]) -> str:
         "`docs/financebench.json`; generations are on the tape `data/financebench/tape.jsonl`, so "
         "`--replay` rebuilds this page without the model.",
         "",
+        *_what_was_run(report),
+        *_evidence_recall(report),
+        *_numeric_answers(report),
+        *_seconds_per_question(report),
+        *_answer_table(report["rows"]),
+        *_the_papers_figures(report["paper"]),
+        *_notes(report),
+    ]
+    return "\n".join(lines)
+
+
+def _what_was_run(report: dict[str, Any]) -> list[str]:
+    chosen = report["settings"]
+    return [
         "## What was run",
         "",
         f"- {report['pdfs']} FinanceBench 10-K PDFs (`../shared/corpus/financebench/pdfs`) indexed "
@@ -527,6 +533,12 @@ def render(report: dict[str, Any]) -> str:
         f"{chosen['passages_in_prompt']} of the top {chosen['search_k']} passages in the prompt, "
         "figures verified against the passages they cite.",
         "",
+    ]
+
+
+def _evidence_recall(report: dict[str, Any]) -> list[str]:
+    retrieval = report["retrieval"]
+    return [
         "## Evidence recall@k",
         "",
         f"A hit: a retrieved passage and a gold evidence text share {RUN_CHARS} characters in a "
@@ -538,19 +550,22 @@ def render(report: dict[str, Any]) -> str:
         "",
         "### Any evidence",
         "",
-        *header,
-        *_recall_rows(retrieval["any"]),
+        *_recall_table(retrieval["any"]),
         "",
         "### Strict overlap",
         "",
-        *header,
-        *_recall_rows(retrieval["strict"]),
+        *_recall_table(retrieval["strict"]),
         "",
         f"### Every evidence text ({report['multi_evidence']} questions have more than one)",
         "",
-        *header,
-        *_recall_rows(retrieval["every"]),
+        *_recall_table(retrieval["every"]),
         "",
+    ]
+
+
+def _numeric_answers(report: dict[str, Any]) -> list[str]:
+    answers, chosen = report["answers"], report["settings"]
+    return [
         "## Numeric answers",
         "",
         f"{answers['numeric']} questions have a gold answer that is a bare figure (`$1577.00`, "
@@ -561,14 +576,17 @@ def render(report: dict[str, Any]) -> str:
         "question's unit, `in USD millions`) and raw where one side leaves its unit unsaid; signs "
         "are ignored. Intervals: Wilson, 95%.",
         "",
-        "| measure | value |",
-        "| --- | --- |",
-        f"| correct | {_share(answers['accuracy'])} |",
-        f"| answered (not declined) | {_share(answers['answered_share'])} |",
-        f"| correct when answered | {_share(answers['correct_when_answered'])} |",
-        *(
-            f"| correct, {name} | {_share(interval)} |"
-            for name, interval in answers["by_reasoning"].items()
+        *table(
+            ["measure", "value"],
+            [
+                ["correct", _share(answers["accuracy"])],
+                ["answered (not declined)", _share(answers["answered_share"])],
+                ["correct when answered", _share(answers["correct_when_answered"])],
+                *(
+                    [f"correct, {name}", _share(figures)]
+                    for name, figures in answers["by_reasoning"].items()
+                ),
+            ],
         ),
         "",
         f"The gold evidence was among the {chosen['passages_in_prompt']} passages of the prompt "
@@ -584,39 +602,54 @@ def render(report: dict[str, Any]) -> str:
         + ".",
         "",
     ]
+
+
+def _seconds_per_question(report: dict[str, Any]) -> list[str]:
+    answers = report["answers"]
     seconds = answers["seconds"]
-    if seconds:
-        machine = report["machine"]
-        measured = (
-            "replayed from the tape: these time the replay, not the model"
-            if answers["replayed"]
-            else f"{machine['cpus']} CPU cores shared with other work, load average "
-            f"{machine['load_average'][1]} over the last 5 minutes of the run"
+    if not seconds:
+        return []
+    machine = report["machine"]
+    measured = (
+        "replayed from the tape: these time the replay, not the model"
+        if answers["replayed"]
+        else f"{machine['cpus']} CPU cores shared with other work, load average "
+        f"{machine['load_average'][1]} over the last 5 minutes of the run"
+    )
+    if report["resumed_rows"]:
+        measured += (
+            f"; {report['resumed_rows']} rows were kept from an interrupted earlier process "
+            "(`--resume`) and timed there"
         )
-        if report["resumed_rows"]:
-            measured += (
-                f"; {report['resumed_rows']} rows were kept from an interrupted earlier process "
-                "(`--resume`) and timed there"
-            )
-        lines += [
-            f"Seconds per question (search, model, verification; {measured}): "
-            f"P50 {seconds['p50']:.1f}, P95 {seconds['p95']:.1f}.",
-            "",
-        ]
-    lines += [
-        "| id | type | gold | answer or decline | correct |",
-        "| --- | --- | ---: | --- | --- |",
+    return [
+        f"Seconds per question (search, model, verification; {measured}): "
+        f"P50 {seconds['p50']:.1f}, P95 {seconds['p95']:.1f}.",
+        "",
     ]
-    for row in report["rows"]:
+
+
+def _answer_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Each numeric question asked: its gold figure and the answer or decline it got."""
+    cells = []
+    for row in rows:
         given = row["answer"]
         if given is None:
             continue
         said = given["text"] if given["reason"] is None else f"declined: {given['reason']}"
-        lines.append(
-            f"| {row['id'].removeprefix('financebench_id_')} | {row['type']} | {row['gold']} | "
-            f"{_cell(said)} | {'yes' if given['correct'] else 'no'} |"
+        cells.append(
+            [
+                row["id"].removeprefix("financebench_id_"),
+                row["type"],
+                row["gold"],
+                _cell(said),
+                "yes" if given["correct"] else "no",
+            ]
         )
-    lines += [
+    return table(["id", "type", "gold", "answer or decline", "correct"], cells, align="llr")
+
+
+def _the_papers_figures(paper: list[dict[str, Any]]) -> list[str]:
+    return [
         "",
         "## The paper's figures (other models and setups, not re-run here)",
         "",
@@ -627,9 +660,16 @@ def render(report: dict[str, Any]) -> str:
         "here. Not comparable with the numbers above: other models, all question types, human "
         "grading; the nearest setup to ours is the single vector store.",
         "",
-        "| model | setup | correct (as reported) |",
-        "| --- | --- | ---: |",
-        *(f"| {p['model']} | {p['setup']} | {p['correct']} |" for p in report["paper"]),
+        *table(
+            ["model", "setup", "correct (as reported)"],
+            [[p["model"], p["setup"], p["correct"]] for p in paper],
+            align="llr",
+        ),
+    ]
+
+
+def _notes(report: dict[str, Any]) -> list[str]:
+    return [
         "",
         "## Notes",
         "",
@@ -648,7 +688,6 @@ def render(report: dict[str, Any]) -> str:
         "is declined rather than stated.",
         "",
     ]
-    return "\n".join(lines)
 
 
 def _filer_note(report: dict[str, Any]) -> str:
