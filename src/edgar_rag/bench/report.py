@@ -584,8 +584,9 @@ def _answering_figures(report: dict[str, Any]) -> list[_Figure]:
     if cost is not None:
         figures.append(
             (
-                "prompt tokens P50 / generator seconds P50 per question, local model, 2 cores "
-                "(dev split)",
+                "prompt tokens P50 / generator seconds P50 per question the local model answered "
+                f"({cost['questions'] - cost['computed']} of {cost['questions']}; the rest in "
+                "code), 2 cores (dev split)",
                 f"{cost['prompt_tokens_p50']:.0f} / {cost['generator_s_p50']:.2f} s",
                 page,
             )
