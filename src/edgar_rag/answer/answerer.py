@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -187,13 +187,7 @@ class Answerer:
             return None
         started = time.perf_counter()
         filing = prepared.scope.filing
-        result = self.computed.answer(
-            prepared.question,
-            prepared.scope,
-            (lambda header: fiscal_year_of_header(header, filing))
-            if filing is not None
-            else (lambda header: None),
-        )
+        result = self.computed.answer(prepared.question, prepared.scope, _year_of_header(filing))
         prepared.timings["compute"] = _ms_since(started)
         if result is None:
             return None
@@ -203,22 +197,8 @@ class Answerer:
         decline.generation = (COMPUTED, 0, 0)
         if not isinstance(result, Computed):
             return decline(result.reason, result.detail, gate_score)
-        return Response(
-            question=prepared.question.text,
-            text=result.text,
-            citations=result.citations,
-            reason=None,
-            detail=result.detail,
-            gate=gate_name,
-            retrieval_score=prepared.best,
-            gate_score=gate_score,
-            source=filing,
-            generator=COMPUTED,
-            timings_ms=prepared.timings,
-            prompt_tokens=0,
-            completion_tokens=0,
-            replayed=False,
-            calculation=result.calculation,
+        return decline.respond(
+            result.text, result.citations, None, result.detail, gate_score, result.calculation
         )
 
     def conclude(
@@ -251,11 +231,11 @@ class Answerer:
             )
         given, windows = prepared.given, prepared.windows
         if generation.verbatim:
-            return self._respond(
-                prepared, generation, range(1, len(given) + 1),
+            return decline.respond(
+                generation.text.strip(), _citations(prepared, range(1, len(given) + 1)), None,
                 f"the {generation.model} generator returns the retrieved passages; "
                 "no model wrote this",
-                gate_name, gate_score,
+                gate_score,
             )  # fmt: skip
         started = time.perf_counter()
         named = question.years
@@ -264,9 +244,7 @@ class Answerer:
             generation.text,
             {marker: window.text for marker, window in enumerate(windows, 1)},
             asked if check_periods else frozenset(),
-            (lambda header: fiscal_year_of_header(header, filing))
-            if filing is not None
-            else (lambda header: None),
+            _year_of_header(filing),
         )
         if verdict.ok and check_periods:
             verdict = _reported_period(verdict, generation.text, named, filing)
@@ -275,40 +253,12 @@ class Answerer:
         timings["verify"] = _ms_since(started)
         if not verdict.ok:
             return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)
-        return self._respond(
-            prepared,
-            replace(generation, text=verdict.text),
-            verdict.cited,
+        return decline.respond(
+            verdict.text.strip(),
+            _citations(prepared, verdict.cited),
+            None,
             _answer_note(asked, filing, verdict),
-            gate_name,
             gate_score,
-        )
-
-    def _respond(
-        self,
-        prepared: Prepared,
-        generation: Generation,
-        cited: Iterable[int],
-        detail: str | None,
-        gate: str,
-        gate_score: float | None,
-    ) -> Response:
-        given, windows = prepared.given, prepared.windows
-        return Response(
-            question=prepared.question.text,
-            text=generation.text.strip(),
-            citations=tuple(_citation(m, given[m - 1], windows[m - 1]) for m in cited),
-            reason=None,
-            detail=detail,
-            gate=gate,
-            retrieval_score=prepared.best,
-            gate_score=gate_score,
-            source=prepared.scope.filing,
-            generator=generation.model,
-            timings_ms=prepared.timings,
-            prompt_tokens=generation.prompt_tokens,
-            completion_tokens=generation.completion_tokens,
-            replayed=generation.replayed,
         )
 
 
@@ -325,11 +275,24 @@ class _Decliner:
     def __call__(
         self, reason: Reason, detail: str | None, gate_score: float | None = None
     ) -> Response:
+        return self.respond(None, (), reason, detail, gate_score)
+
+    def respond(
+        self,
+        text: str | None,
+        citations: tuple[Citation, ...],
+        reason: Reason | None,
+        detail: str | None,
+        gate_score: float | None,
+        calculation: Mapping[str, object] | None = None,
+    ) -> Response:
+        """The response with this question's shared fields: an answer (``reason`` None) or a
+        decline (``text`` None)."""
         model, prompt_tokens, completion_tokens = self.generation
         return Response(
             question=self.question,
-            text=None,
-            citations=(),
+            text=text,
+            citations=citations,
             reason=reason,
             detail=detail,
             gate=self.gate,
@@ -341,6 +304,7 @@ class _Decliner:
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             replayed=self.replayed,
+            calculation=calculation,
         )
 
 
@@ -413,6 +377,19 @@ def _source(filing: FilingMeta | None) -> str | None:
     if filing is None:
         return None
     return f"{filing.company} Form {filing.form}, fiscal year {filing.fiscal_year}"
+
+
+def _year_of_header(filing: FilingMeta | None) -> Callable[[str], int | None]:
+    """A column header's fiscal year in the filing's calendar (none without a filing)."""
+    if filing is None:
+        return lambda header: None
+    return lambda header: fiscal_year_of_header(header, filing)
+
+
+def _citations(prepared: Prepared, markers: Iterable[int]) -> tuple[Citation, ...]:
+    """The citations of these markers of the prompt: each passage with its window quoted."""
+    given, windows = prepared.given, prepared.windows
+    return tuple(_citation(m, given[m - 1], windows[m - 1]) for m in markers)
 
 
 def _citation(marker: int, hit: Hit, window: Window) -> Citation:
