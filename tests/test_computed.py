@@ -11,12 +11,13 @@ import pytest
 from edgar_rag.answer.answerer import COMPUTED, Answerer
 from edgar_rag.answer.computed import ComputedAnswers, display_company
 from edgar_rag.answer.prompt import draw_refusal_token
-from edgar_rag.domain import Prompt, Reason, Response
+from edgar_rag.domain import Prompt, Reason, Response, Scope
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.models import AskResponse
 from fakes import ScriptedGenerator
@@ -137,3 +138,30 @@ def test_a_narrative_question_goes_to_the_model(index: SqliteIndex) -> None:
 )
 def test_a_filer_is_named_as_a_sentence_would(filer: str, shown: str) -> None:
     assert display_company(filer) == shown
+
+
+def test_two_companies_are_compared_each_in_its_own_filing(index: SqliteIndex) -> None:
+    answerer = Answerer(
+        searcher=Searcher(index, HashingEmbedder()),
+        generator=NoModel(),  # type: ignore[arg-type]
+        draw_token=lambda request: draw_refusal_token(b"test", request),
+        directory=CompanyDirectory.from_edgartools(
+            [(s.company, s.ticker, s.cik) for s in index.filings()]
+        ),
+        computed=ComputedAnswers(index, load_library()),
+    )
+    response = answerer.answer("Compare Apple's and Home Depot's gross margin", Scope())
+    assert response.reason is None, response.detail
+    assert response.text is not None
+    apple, home_depot = response.text.split("; ")
+    assert apple.startswith("Apple's gross margin was 46.9% in fiscal 2025: ")
+    assert home_depot.startswith("Home Depot's gross margin was 33.4% in fiscal 2024: ")
+    body = AskResponse.of(response).model_dump(mode="json")
+    assert [part["result"] for part in body["comparison"]] == ["46.9", "33.4"]
+    tickers = {c.marker: c.filing.ticker for c in response.citations}
+    for part, ticker in zip(body["comparison"], ("AAPL", "HD"), strict=True):
+        assert {tickers[o["marker"]] for o in part["operands"]} == {ticker}
+
+    unindexed = answerer.answer("Compare Apple's and Walmart's gross margin", Scope())
+    assert unindexed.reason is Reason.OUT_OF_SCOPE
+    assert "not indexed" in (unindexed.detail or "")

@@ -437,6 +437,8 @@ class Response:
     calculation: Mapping[str, object] | None = None
     """A computed answer's formula, operands (each with the marker of the passage printing
     it), result and rounding, as JSON carries it; None when nothing was computed."""
+    comparison: tuple[Mapping[str, object], ...] = ()
+    """A comparison's calculations, one per company (each like ``calculation``)."""
 
     @property
     def abstained(self) -> bool:

@@ -187,7 +187,7 @@ class Answerer:
             return None
         started = time.perf_counter()
         filing = prepared.scope.filing
-        result = self.computed.answer(prepared.question, prepared.scope, _year_of_header(filing))
+        result = self.computed.answer(prepared.question, prepared.scope, _year_of_header)
         prepared.timings["compute"] = _ms_since(started)
         if result is None:
             return None
@@ -198,8 +198,9 @@ class Answerer:
         if not isinstance(result, Computed):
             return decline(result.reason, result.detail, gate_score)
         return decline.respond(
-            result.text, result.citations, None, result.detail, gate_score, result.calculation
-        )
+            result.text, result.citations, None, result.detail, gate_score, result.calculation,
+            result.comparison,
+        )  # fmt: skip
 
     def conclude(
         self,
@@ -285,6 +286,7 @@ class _Decliner:
         detail: str | None,
         gate_score: float | None,
         calculation: Mapping[str, object] | None = None,
+        comparison: tuple[Mapping[str, object], ...] = (),
     ) -> Response:
         """The response with this question's shared fields: an answer (``reason`` None) or a
         decline (``text`` None)."""
@@ -305,6 +307,7 @@ class _Decliner:
             completion_tokens=completion_tokens,
             replayed=self.replayed,
             calculation=calculation,
+            comparison=comparison,
         )
 
 

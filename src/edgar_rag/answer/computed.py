@@ -47,12 +47,14 @@ class FigureStore(Protocol):
 @dataclass(frozen=True, slots=True)
 class Computed:
     """A figure answered in code: the sentence, its citations (markers from 1) and, when
-    something was computed, the calculation with each operand's marker."""
+    something was computed, the calculation with each operand's marker (one per company or
+    year of a comparison, in ``comparison``)."""
 
     text: str
     citations: tuple[Citation, ...]
     calculation: dict[str, object] | None
     detail: str
+    comparison: tuple[dict[str, object], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,8 @@ class Uncomputable:
 
 
 YearOfHeader = Callable[[str], int | None]
+HeaderYears = Callable[[FilingMeta], YearOfHeader]
+"""A filing's mapping from a column header to the fiscal year it denotes."""
 
 
 @dataclass(slots=True)
@@ -74,14 +78,17 @@ class ComputedAnswers:
     library: MetricLibrary
 
     def answer(
-        self, question: Question, scope: Scope, year_of_header: YearOfHeader
+        self, question: Question, scope: Scope, header_years: HeaderYears
     ) -> Computed | Uncomputable | None:
-        """The answer computed for ``question`` in the scoped filing; None when it is not a
-        figure question the library can plan (the model answers it)."""
-        filing, filing_id = scope.filing, scope.filing_id
-        if filing is None or filing_id is None or question.kind is Kind.COMPARISON:
-            return None
+        """The answer computed for ``question`` in the scoped filing (a comparison: in each
+        company's filing it names); None when it is not a figure question the library can plan
+        (the model answers it)."""
         if asks_for_prose(question.text):
+            return None
+        if question.kind is Kind.COMPARISON:
+            return self._compare(question, scope, header_years)
+        filing, filing_id = scope.filing, scope.filing_id
+        if filing is None or filing_id is None:
             return None
         plan = plan_computation(question.text, self.library)
         if plan is None:
@@ -97,11 +104,75 @@ class ComputedAnswers:
         filings = [FilingFigures(filing_id, filing, self.store.figures(filing_id))]
         filings.extend(self._earlier_filings(filing, plan, plan.fiscal_year or asked))
         result = compute_plan(plan, self.library, filings, fiscal_year=asked)
-        if isinstance(result, MissingFigure):
+        if isinstance(result, MissingFigure | CalculationDecline):
             return Uncomputable(Reason.MISSING_FIGURE, result.detail)
-        if isinstance(result, CalculationDecline):
-            return Uncomputable(Reason.MISSING_FIGURE, result.detail)
-        return self._answer(plan, result, filing, year_of_header)
+        return self._answer(plan, result, filing, header_years(filing))
+
+    def _compare(
+        self, question: Question, scope: Scope, header_years: HeaderYears
+    ) -> Computed | Uncomputable | None:
+        """Two or more companies' figure, each computed in its own filing of the year the
+        question writes (else its latest), and cited there; None unless the library plans
+        the figure and the question names at least two indexed companies."""
+        plan = plan_computation(question.text, self.library)
+        if not isinstance(plan, ComputationPlan):
+            return None if plan is None else Uncomputable(Reason.MISSING_FIGURE, plan.detail)
+        compared = self._compared_filings(question, scope, plan.fiscal_year)
+        if isinstance(compared, Uncomputable) or len(compared) < 2:
+            return compared if isinstance(compared, Uncomputable) else None
+        parts: list[tuple[FilingMeta, Calculation]] = []
+        for filing_id, filing in compared:
+            year = plan.fiscal_year or filing.fiscal_year
+            filings = [FilingFigures(filing_id, filing, self.store.figures(filing_id))]
+            filings.extend(self._earlier_filings(filing, plan, year))
+            result = compute_plan(plan, self.library, filings, fiscal_year=year)
+            if isinstance(result, MissingFigure | CalculationDecline):
+                who = display_company(filing.company)
+                return Uncomputable(Reason.MISSING_FIGURE, f"for {who}: {result.detail}")
+            parts.append((filing, result))
+        cited = self._cite([operand for _, calc in parts for operand in calc.operands])
+        if isinstance(cited, Uncomputable):
+            return cited
+        citations, markers = cited
+        passages = {c.marker: c.quote for c in citations}
+        sentences, shown, first = [], [], 0
+        for filing, calc in parts:
+            own = {i: markers[first + i] for i in range(len(calc.operands))}
+            first += len(calc.operands)
+            problem = calculation_is_supported(
+                calc, calc.rounded, passages, own, header_years(filing)
+            )
+            if problem is not None:
+                return Uncomputable(Reason.UNSUPPORTED_CLAIM, problem)
+            sentences.append(self._sentence(plan, calc, filing, own))
+            shown.append(_with_markers(calc, own))
+        text = "; ".join(sentences) + "."
+        detail = "each company's figure computed in code from its own filing; no model wrote this"
+        return Computed(text, citations, None, detail, tuple(shown))
+
+    def _compared_filings(
+        self, question: Question, scope: Scope, year: int | None
+    ) -> list[tuple[int, FilingMeta]] | Uncomputable:
+        """The scoped filing first, then the filing of each other company the question names,
+        of ``year`` (else its latest); an Uncomputable for a company with no such filing."""
+        found: list[tuple[int, FilingMeta]] = []
+        if scope.filing is not None and scope.filing_id is not None:
+            found.append((scope.filing_id, scope.filing))
+        for mention in question.companies:
+            company = mention.companies[0]
+            if company.cik is None or any(f.cik == company.cik for _, f in found):
+                continue
+            try:
+                other = self.store.resolve_scope(cik=company.cik, fiscal_year=year)
+            except NotFoundError:
+                when = f" for fiscal {year}" if year is not None else ""
+                return Uncomputable(
+                    Reason.OUT_OF_SCOPE,
+                    f"the question compares {company.name}, whose 10-K{when} is not indexed",
+                )
+            if other.filing is not None and other.filing_id is not None:
+                found.append((other.filing_id, other.filing))
+        return found
 
     def _earlier_filings(
         self, filing: FilingMeta, plan: ComputationPlan, asked: int
@@ -138,24 +209,34 @@ class ComputedAnswers:
         )
         if problem is not None:  # e.g. tagged only in a table without year columns
             return Uncomputable(Reason.UNSUPPORTED_CLAIM, problem)
+        text = self._sentence(plan, calculation, filing, markers) + "."
+        if plan.source == "lookup":
+            detail = "looked up in the filing's reported figures; no model wrote this"
+            return Computed(text, citations, None, detail)
+        detail = "computed in code from the cited figures; no model wrote this"
+        return Computed(text, citations, _with_markers(calculation, markers), detail)
+
+    def _sentence(
+        self,
+        plan: ComputationPlan,
+        calculation: Calculation,
+        filing: FilingMeta,
+        markers: dict[int, int],
+    ) -> str:
+        """``Apple's gross margin was 46.9% in fiscal 2025: gross profit $195,201 million [1] /
+        revenue $416,161 million [2]`` (a lookup: the figure and its marker alone)."""
         company = display_company(filing.company)
         year = calculation.fiscal_year
         if plan.source == "lookup":
             (operand,) = calculation.operands
-            text = f"{company}'s {operand.label} was {calculation.text()} in fiscal {year} [1]."
-            detail = "looked up in the filing's reported figures; no model wrote this"
-            return Computed(text, citations, None, detail)
-        name = self.library.metrics[plan.name].name if plan.name in self.library.metrics else None
+            return (
+                f"{company}'s {operand.label} was {calculation.text()} in fiscal {year} "
+                f"[{markers[0]}]"
+            )
+        metric = self.library.metrics.get(plan.name)
+        name = metric.name if metric is not None else plan.name.replace("_", " ")
         formula = render(plan.formula, _leaf(calculation, markers))
-        text = (
-            f"{company}'s {name or plan.name.replace('_', ' ')} was {calculation.text()} "
-            f"in fiscal {year}: {formula}."
-        )
-        shown = calculation.as_json()
-        for index, operand_json in enumerate(shown["operands"]):
-            operand_json["marker"] = markers[index]
-        detail = "computed in code from the cited figures; no model wrote this"
-        return Computed(text, citations, shown, detail)
+        return f"{company}'s {name} was {calculation.text()} in fiscal {year}: {formula}"
 
     def _cite(
         self, operands: Sequence[Operand]
@@ -195,6 +276,14 @@ class ComputedAnswers:
                     citations.append(_citation(quotes[spot], passage, start, end))
                 markers[index] = quotes[spot]
         return tuple(citations), markers
+
+
+def _with_markers(calculation: Calculation, markers: dict[int, int]) -> dict[str, object]:
+    """The calculation as JSON carries it, each operand with the marker that cites it."""
+    shown = calculation.as_json()
+    for index, operand in enumerate(shown["operands"]):
+        operand["marker"] = markers[index]
+    return shown
 
 
 def _leaf(calculation: Calculation, markers: dict[int, int]) -> Callable[[Ref], str]:

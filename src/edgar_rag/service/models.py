@@ -230,6 +230,8 @@ class AskResponse(BaseModel):
     replayed: bool
     calculation: CalculationJson | None = None
     """Only on an answer computed in code (DESIGN.md)."""
+    comparison: list[CalculationJson] = []
+    """A comparison computed in code: one calculation per company, in the order named."""
 
     @classmethod
     def of(cls, response: Response) -> AskResponse:
@@ -254,6 +256,7 @@ class AskResponse(BaseModel):
                 if response.calculation is not None
                 else None
             ),
+            comparison=[CalculationJson.model_validate(part) for part in response.comparison],
         )
 
 
