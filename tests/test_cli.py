@@ -158,9 +158,14 @@ def test_ask_prints_the_response_object_or_a_readable_answer(
     invoke(run, "ingest", "--from", str(sample_dir))
     result = invoke(run, "ask", "Total net sales", "--ticker", "AAPL", "--year", "2025", "--json")
     body = json.loads(result.stdout)
-    assert body["generator"] == "echo"
+    assert body["generator"] == "computed"  # a reported figure is looked up in code
+    assert "$416,161 million" in body["text"]
     assert body["source"]["ticker"] == "AAPL"
     assert body["citations"]
+    prose = "How does Apple describe its competition?"
+    echoed = json.loads(invoke(run, "ask", prose, "--ticker", "AAPL", "--json").stdout)
+    assert echoed["generator"] == "echo"
+    assert echoed["citations"]
     declined = invoke(run, "ask", "What was Microsoft's revenue?", "--ticker", "AAPL")
     assert declined.stdout.startswith("Declined (out_of_scope)")
     unknown = run.invoke(main, ["ask", "revenue", "--ticker", "ZZZZ"])
@@ -174,7 +179,7 @@ def test_the_dev_commands_are_hidden_from_help_but_each_parses_its_options() -> 
     assert "eval" in listed
     assert "bench" in listed
     for group, commands in {
-        "eval": ["answering", "render", "regression", "retrieval"],
+        "eval": ["answering", "computed", "render", "regression", "retrieval"],
         "bench": ["ingest", "model", "load", "corpus", "items", "embedding"],
     }.items():
         assert all(name in invoke(runner, "dev", group, "--help").stdout for name in commands)

@@ -228,10 +228,11 @@ class AskResponse(BaseModel):
     timings_ms: dict[str, float]
     tokens: Tokens
     replayed: bool
-    calculation: CalculationJson | None = None
-    """Only on an answer computed in code (DESIGN.md)."""
-    comparison: list[CalculationJson] = []
-    """A comparison computed in code: one calculation per company, in the order named."""
+    calculation: CalculationJson | None = Field(None, exclude_if=lambda value: value is None)
+    """Only on an answer computed in code (DESIGN.md): any other answer has no such key, as
+    before the models wrote the body (``null`` would add a field to every answer)."""
+    comparison: list[CalculationJson] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Only on a comparison computed in code: one calculation per company, in the order named."""
 
     @classmethod
     def of(cls, response: Response) -> AskResponse:
