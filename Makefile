@@ -68,7 +68,7 @@ build/corpus.db: | $(BIN)/edgar-rag
 	@test -s $@ || { echo "$@ was not built (see build/corpus-ingest.log)" >&2; rm -f $@; exit 1; }
 
 bench: build/corpus.db
-	$(BIN)/python -m edgar_rag.bench.ingest --corpus $(CORPUS) --index build/corpus.db \
+	$(BIN)/edgar-rag dev bench ingest --corpus $(CORPUS) --index build/corpus.db \
 	  --out docs/performance.json
 	$(MAKE) bench-load
 	$(MAKE) bench-model
@@ -76,46 +76,46 @@ bench: build/corpus.db
 # The local model process: weight repacking on and off side by side, then `edgar-rag ask` as a
 # new process, cold and warm, over the golden dev questions (docs/performance.*).
 bench-model: build/corpus.db
-	$(BIN)/python -m edgar_rag.bench.model --index build/corpus.db --out docs/performance.json
+	$(BIN)/edgar-rag dev bench model --index build/corpus.db --out docs/performance.json
 
 # The HTTP service under load, into docs/performance.*: `edgar-rag serve` on loopback replaying
 # a tape under build/bench/, recorded with the local model when missing or when a prompt changed.
 bench-load: build/corpus.db
-	$(BIN)/python -m edgar_rag.bench.load --index build/corpus.db --model-dir build/cache \
+	$(BIN)/edgar-rag dev bench load --index build/corpus.db --model-dir build/cache \
 	  --tape build/bench/load-tape.jsonl --out docs/performance.json
 
 corpus: setup
-	$(BIN)/python -m edgar_rag.bench.corpus --corpus $(CORPUS) --out docs/ingest.json
+	$(BIN)/edgar-rag dev bench corpus --corpus $(CORPUS) --out docs/ingest.json
 
 items: setup
-	$(BIN)/python -m edgar_rag.bench.items --corpus $(CORPUS) --out docs/items.md
+	$(BIN)/edgar-rag dev bench items --corpus $(CORPUS) --out docs/items.md
 
 retrieval: build/corpus.db
-	$(BIN)/python -m edgar_rag.eval.retrieval --corpus $(CORPUS) --index build/corpus.db \
+	$(BIN)/edgar-rag dev eval retrieval --corpus $(CORPUS) --index build/corpus.db \
 	  --out docs/retrieval.json
 
 # One generation per dev-split golden question with the local model, recorded on a tape.
 answering: build/corpus.db
 	EDGAR_RAG_DB=build/corpus.db EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache \
 	EDGAR_RAG_TAPE=data/golden/tape-dev.jsonl EDGAR_RAG_TAPE_MODE=record \
-	  $(BIN)/python -m edgar_rag.eval.answering --split dev
+	  $(BIN)/edgar-rag dev eval answering --split dev
 	$(MAKE) eval
 
 # Rebuild the evaluation pages from the committed runs (no model, no index).
 eval: setup
-	$(BIN)/python -m edgar_rag.eval.render
+	$(BIN)/edgar-rag dev eval render
 
 result: setup
-	@$(BIN)/python -m edgar_rag.eval.render --print
+	@$(BIN)/edgar-rag dev eval render --print
 
 # The CI gate: the dev split replayed from its tape (no model) over build/corpus.db with the
 # current code; fails on a net worsening of 3 or more cases in any group against the baseline.
 eval-ci: build/corpus.db
-	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/python -m edgar_rag.eval.regression check
+	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval regression check
 
 # The baseline eval-ci compares with: the replay of the committed tape by the current code.
 eval-baseline: build/corpus.db
-	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/python -m edgar_rag.eval.regression baseline
+	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval regression baseline
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

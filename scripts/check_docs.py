@@ -1,5 +1,8 @@
 """Fail when a page under docs/ (or the README's measured figures) disagrees with the JSON its
-command wrote: each page is rendered again from its JSON and compared byte for byte."""
+command wrote: each page is rendered again from its JSON and compared byte for byte.
+
+``--write-readme`` first writes the README's figures block from the JSON (after a command
+measured anew), so the block is never typed by hand."""
 
 from __future__ import annotations
 
@@ -36,7 +39,9 @@ PAGES: dict[str, Callable[[], str]] = {
 }
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    if "--write-readme" in argv:
+        _write_readme_figures(ROOT / "README.md")
     failures = []
     for name, render in PAGES.items():
         page = DOCS / name
@@ -59,5 +64,12 @@ def main() -> int:
     return 1 if failures else 0
 
 
+def _write_readme_figures(path: Path) -> None:
+    readme = path.read_text(encoding="utf-8")
+    start, end = readme.index(report.README_BEGIN), readme.index(report.README_END)
+    block = report.render_readme_figures(DOCS)
+    path.write_text(readme[:start] + block + readme[end + len(report.README_END) :], "utf-8")
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 
 from edgar_rag.answer.answerer import Answerer, AnswerSettings, fiscal_year_of_header
-from edgar_rag.answer.companies import CompanyDirectory
 from edgar_rag.answer.generators import EchoGenerator
 from edgar_rag.answer.prompt import draw_refusal_token
-from edgar_rag.answer.render import response_json
 from edgar_rag.domain import Generation, Prompt, Reason
 from edgar_rag.errors import SourceError
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
+from edgar_rag.service.models import AskResponse
 from fakes import ScriptedGenerator, marker_of
 
 SALES_2025 = "What were Apple's total net sales in fiscal 2025?"
@@ -126,6 +126,30 @@ def test_a_figure_from_a_passage_that_never_names_the_metric_asked_is_withheld(
     assert "416,161" not in declined.detail
 
 
+def test_a_percentage_printed_for_one_metric_never_answers_another(index: SqliteIndex) -> None:
+    """Home Depot's MD&A prints its gross profit margin (33.4%) in a sentence that also says
+    "net sales": asked for the net profit margin, the figure is withheld, whether the model
+    cites that passage or another one (which the verifier would move the citation from)."""
+    gross = "33.4% for both"
+    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+    scope = index.resolve_scope(ticker="HD", fiscal_year=2024)
+    for cited in (gross, "Net sales"):
+        sentence = "Home Depot's {metric} was 33.4% in fiscal 2024 [{marker}]."
+        for metric, reason in (
+            ("net profit margin", Reason.UNSUPPORTED_CLAIM),
+            ("gross profit margin", None),
+        ):
+            reply = cite(cited, sentence.replace("{metric}", metric))
+            question = f"What was Home Depot's {metric} in fiscal 2024?"
+            response = answerer(index, ScriptedGenerator([reply]), settings=whole).answer(
+                question, scope
+            )
+            assert response.reason is reason, (cited, metric, response.detail)
+            if reason is None:
+                assert response.citations
+                assert all(gross in c.quote for c in response.citations)
+
+
 def test_a_figure_answering_a_year_the_filing_does_not_report_is_withheld(
     index: SqliteIndex,
 ) -> None:
@@ -218,7 +242,7 @@ def test_echo_returns_the_passages_it_would_have_given(index: SqliteIndex) -> No
 def test_the_json_has_the_shape_of_the_design(index: SqliteIndex) -> None:
     model = ScriptedGenerator([lambda prompt: prompt.refusal_token])
     response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
-    body = response_json(response)
+    body = AskResponse.of(response).model_dump(mode="json")
     assert list(body) == [
         "question", "text", "citations", "abstained", "reason", "detail", "gate",
         "retrieval_score", "gate_score", "source", "generator", "timings_ms", "tokens", "replayed",

@@ -22,7 +22,7 @@ from edgar_rag.bench.traffic import Reply, SaturationPlan, closed_loop, saturate
 from edgar_rag.domain import Generation, Prompt
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, ServiceSettings, create_app

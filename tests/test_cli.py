@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -163,3 +165,36 @@ def test_ask_prints_the_response_object_or_a_readable_answer(
     assert declined.stdout.startswith("Declined (out_of_scope)")
     unknown = run.invoke(main, ["ask", "revenue", "--ticker", "ZZZZ"])
     assert (unknown.exit_code, unknown.stderr.strip()) == (1, "Error: ticker ZZZZ is not indexed")
+
+
+def test_the_dev_commands_are_hidden_from_help_but_each_parses_its_options() -> None:
+    runner = CliRunner()
+    assert " dev " not in invoke(runner, "--help").stdout
+    listed = invoke(runner, "dev", "--help").stdout
+    assert "eval" in listed
+    assert "bench" in listed
+    for group, commands in {
+        "eval": ["answering", "render", "regression", "retrieval"],
+        "bench": ["ingest", "model", "load", "corpus", "items", "embedding"],
+    }.items():
+        assert all(name in invoke(runner, "dev", group, "--help").stdout for name in commands)
+        for name in commands:
+            assert invoke(runner, "dev", group, name, "--help").exit_code == 0
+
+
+def test_dev_eval_render_prints_that_no_run_is_committed(run: CliRunner) -> None:
+    printed = invoke(run, "dev", "eval", "render", "--print")
+    assert printed.exit_code == 0
+    assert printed.stdout == "no answering run committed\n"
+
+
+def test_loading_the_command_imports_no_evaluation_or_benchmark() -> None:
+    # edgar-rag --help and --version must not wait for numpy-heavy eval and bench modules.
+    code = (
+        "import sys, edgar_rag.cli; print(sorted(m for m in sys.modules "
+        "if m.startswith(('edgar_rag.eval', 'edgar_rag.bench'))))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "[]"

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgar_rag.answer.companies import CompanyDirectory, company_guard
 from edgar_rag.domain import FilingMeta, SourceFormat
+from edgar_rag.question.companies import CompanyDirectory, company_guard
+from edgar_rag.rules import read_listing
 
 # In the SEC's order, largest first; the last three fall outside ``PROMINENT`` rows.
 LISTING = [
@@ -72,7 +73,7 @@ def directory(tmp_path_factory: pytest.TempPathFactory) -> CompanyDirectory:
         "name": [name for _, _, name in LISTING],
     }
     pq.write_table(pa.table(columns), path)
-    return CompanyDirectory(path, prominent=PROMINENT)
+    return CompanyDirectory(read_listing(path), prominent=PROMINENT)
 
 
 def _ciks(directory: CompanyDirectory, question: str) -> list[int | None]:
@@ -80,7 +81,7 @@ def _ciks(directory: CompanyDirectory, question: str) -> list[int | None]:
 
 
 def test_a_competitor_named_as_the_filer_s_competitor_passes(directory: CompanyDirectory) -> None:
-    assert company_guard("Who does Lowe's name as competitors?", HOME_DEPOT, directory) is None
+    assert guard("Who does Lowe's name as competitors?", HOME_DEPOT, directory) is None
 
 
 @pytest.mark.parametrize(
@@ -90,22 +91,22 @@ def test_a_competitor_named_as_the_filer_s_competitor_passes(directory: CompanyD
 def test_a_question_about_a_competitor_s_own_figures_declines(
     directory: CompanyDirectory, question: str
 ) -> None:
-    assert company_guard(question, HOME_DEPOT, directory) == (
+    assert guard(question, HOME_DEPOT, directory) == (
         "the question asks about Lowe's; this filing is HOME DEPOT, INC.'s"
     )
 
 
 def test_the_filer_s_statement_about_another_company_passes(directory: CompanyDirectory) -> None:
     question = "What does Apple say about its agreement with Google?"
-    assert company_guard(question, APPLE, directory) is None
+    assert guard(question, APPLE, directory) is None
 
 
 def test_another_company_s_revenue_declines(directory: CompanyDirectory) -> None:
-    assert company_guard("What was Microsoft's revenue?", APPLE, directory) == (
+    assert guard("What was Microsoft's revenue?", APPLE, directory) == (
         "the question asks about Microsoft; this filing is Apple Inc.'s"
     )
-    assert company_guard("What was Microsoft's revenue in fiscal 2025?", APPLE, directory)
-    assert company_guard("MSFT net income 2024", APPLE, directory) == (
+    assert guard("What was Microsoft's revenue in fiscal 2025?", APPLE, directory)
+    assert guard("MSFT net income 2024", APPLE, directory) == (
         "the question asks about MSFT (Microsoft Corp); this filing is Apple Inc.'s"
     )
 
@@ -116,9 +117,9 @@ def test_a_payment_between_another_company_and_the_filer_passes(
     """Decided: naming the filer makes it the subject, so "How much did Google pay Apple?"
     goes on to Apple's filing (which reports the arrangement); the same words asked of
     Microsoft's filing name neither it nor an object of its statements, and decline."""
-    assert company_guard("How much did Google pay Apple?", APPLE, directory) is None
+    assert guard("How much did Google pay Apple?", APPLE, directory) is None
     microsoft = _filing("MICROSOFT CORP", "MSFT", 789019)
-    assert company_guard("How much did Google pay Apple?", microsoft, directory) == (
+    assert guard("How much did Google pay Apple?", microsoft, directory) == (
         "the question asks about Google and Apple; this filing is MICROSOFT CORP's"
     )
 
@@ -135,11 +136,11 @@ def test_a_payment_between_another_company_and_the_filer_passes(
     ],
 )
 def test_another_company_as_an_object_passes(directory: CompanyDirectory, question: str) -> None:
-    assert company_guard(question, APPLE, directory) is None
+    assert guard(question, APPLE, directory) is None
 
 
 def test_each_company_the_question_is_about_is_named(directory: CompanyDirectory) -> None:
-    detail = company_guard("What were Microsoft and Google's revenues?", APPLE, directory)
+    detail = guard("What were Microsoft and Google's revenues?", APPLE, directory)
     assert detail == "the question asks about Microsoft and Google; this filing is Apple Inc.'s"
 
 
@@ -149,9 +150,9 @@ def test_each_company_the_question_is_about_is_named(directory: CompanyDirectory
 )
 def test_short_forms_of_the_filer_are_the_filer(directory: CompanyDirectory, written: str) -> None:
     question = f"What was {written}'s net income, and who are its competitors besides Lowe's?"
-    assert company_guard(question, HOME_DEPOT, directory) is None
-    assert company_guard(f"{written} net income 2024", HOME_DEPOT, directory) is None
-    assert company_guard(f"{written} net income 2024", APPLE, directory) is not None
+    assert guard(question, HOME_DEPOT, directory) is None
+    assert guard(f"{written} net income 2024", HOME_DEPOT, directory) is None
+    assert guard(f"{written} net income 2024", APPLE, directory) is not None
 
 
 @pytest.mark.parametrize(
@@ -228,26 +229,24 @@ def test_a_filer_missing_from_the_directory_is_known_by_its_own_names(
     directory: CompanyDirectory,
 ) -> None:
     acme = _filing("Acme Widgets, Inc.", "ACMW", None)
-    assert (
-        company_guard("What was Acme Widgets' revenue versus Microsoft?", acme, directory) is None
-    )
-    assert company_guard("How much did Acme Widgets and Microsoft earn?", acme, directory) is None
-    assert company_guard("What was Microsoft's revenue?", acme, directory) is not None
+    assert guard("What was Acme Widgets' revenue versus Microsoft?", acme, directory) is None
+    assert guard("How much did Acme Widgets and Microsoft earn?", acme, directory) is None
+    assert guard("What was Microsoft's revenue?", acme, directory) is not None
     apple_without_cik = _filing("Apple Inc.", None, None)
-    assert company_guard("What was Apple's revenue?", apple_without_cik, directory) is None
+    assert guard("What was Apple's revenue?", apple_without_cik, directory) is None
 
 
 def test_an_unknown_cik_is_another_company(directory: CompanyDirectory) -> None:
-    assert company_guard("Revenue of CIK 999999?", APPLE, directory) == (
+    assert guard("Revenue of CIK 999999?", APPLE, directory) == (
         "the question asks about CIK 999999; this filing is Apple Inc.'s"
     )
 
 
 def test_indexed_companies_are_recognised_without_the_listing() -> None:
-    directory = CompanyDirectory(None, [("Tesla, Inc.", "TSLA", 1318605)])
+    directory = CompanyDirectory((), [("Tesla, Inc.", "TSLA", 1318605)])
     assert _ciks(directory, "what was tesla's revenue") == [1318605]
     assert _ciks(directory, "TSLA deliveries") == [1318605]
-    assert company_guard("What were Tesla's deliveries?", APPLE, directory) is not None
+    assert guard("What were Tesla's deliveries?", APPLE, directory) is not None
 
 
 FILER_FORMS = {
@@ -277,7 +276,7 @@ def test_a_question_naming_only_the_filer_is_never_declined(
 ) -> None:
     forms = FILER_FORMS[filing]
     question = template.format(forms[form % len(forms)])
-    assert company_guard(question, filing, directory) is None
+    assert guard(question, filing, directory) is None
 
 
 @pytest.mark.slow
@@ -288,3 +287,8 @@ def test_the_edgartools_list_knows_microsoft() -> None:
     company = directory.company(789019)
     assert company is not None
     assert "MSFT" in company.tickers
+
+
+def guard(question: str, filing: FilingMeta, directory: CompanyDirectory) -> str | None:
+    """The company guard on the companies ``directory`` finds in ``question``."""
+    return company_guard(question, directory.find(question), filing)

@@ -12,15 +12,16 @@ from pathlib import Path
 import pypdfium2
 import pytest
 
-from edgar_rag.answer.companies import CompanyDirectory, company_guard
-from edgar_rag.domain import FilingHints, SourceFormat
+from edgar_rag.domain import FilingHints, FilingMeta, SourceFormat
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import Outcome, index_filings
+from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings, name_from_cover
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.ingest.plain import read_cover_name, registrant_name
-from edgar_rag.ingest.registrants import CompanyList, Registrant, name_key
+from edgar_rag.ingest.registrants import CompanyList, Registrant
+from edgar_rag.question.companies import CompanyDirectory, company_guard
+from edgar_rag.rules import company_key
 
 PDFS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "financebench" / "pdfs"
 needs_corpus = pytest.mark.skipif(
@@ -123,10 +124,10 @@ def test_an_unreadable_file_has_no_cover_name() -> None:
 
 
 def test_names_compare_without_case_punctuation_or_legal_form() -> None:
-    assert name_key("Best Buy Co., Inc.") == name_key("BEST BUY CO INC") == ("best", "buy")
-    assert name_key("The Boeing Company") == name_key("BOEING CO") == ("boeing",)
-    assert name_key("Costco Wholesale Corporation") == name_key("COSTCO WHOLESALE CORP /NEW")
-    assert name_key("Johnson & Johnson") == ("johnson", "&", "johnson")
+    assert company_key("Best Buy Co., Inc.") == company_key("BEST BUY CO INC") == ("best", "buy")
+    assert company_key("The Boeing Company") == company_key("BOEING CO") == ("boeing",)
+    assert company_key("Costco Wholesale Corporation") == company_key("COSTCO WHOLESALE CORP /NEW")
+    assert company_key("Johnson & Johnson") == ("johnson", "&", "johnson")
 
 
 def test_only_a_name_of_one_company_gives_its_cik_and_ticker() -> None:
@@ -214,8 +215,13 @@ def test_a_financebench_pdf_is_named_by_its_cover_and_the_guard_knows_it(tmp_pat
         "How many stores did Best Buy Co., Inc. operate at the end of fiscal 2019?",
         "What was BBY's operating income in FY2019?",
     ):
-        assert company_guard(question, meta, directory) is None, question
-    assert company_guard("What was Walmart's revenue in FY2019?", meta, directory)
+        assert guard(question, meta, directory) is None, question
+    assert guard("What was Walmart's revenue in FY2019?", meta, directory)
     by_file_name = replace(meta, company="BESTBUY", ticker=None, cik=None)
     before = CompanyDirectory.from_edgartools([("BESTBUY", None, None)])
-    assert company_guard("What was Best Buy's revenue in FY2019?", by_file_name, before)
+    assert guard("What was Best Buy's revenue in FY2019?", by_file_name, before)
+
+
+def guard(question: str, filing: FilingMeta, directory: CompanyDirectory) -> str | None:
+    """The company guard on the companies ``directory`` finds in ``question``."""
+    return company_guard(question, directory.find(question), filing)

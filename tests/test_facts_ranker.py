@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date
 
 from edgar_rag.domain import FactRef
-from edgar_rag.retrieve.facts import concept_words, rank_fact_chunks
+from edgar_rag.question.words import query_terms
+from edgar_rag.retrieve.facts import concept_words, named_fact_chunk, rank_fact_chunks
 from edgar_rag.retrieve.fuse import fuse_rankings
-from edgar_rag.retrieve.search import query_terms
 
 END = date(2025, 9, 27)
 FACTS = [
@@ -51,3 +51,26 @@ def test_a_prose_question_gets_no_fact_ranking() -> None:
 def test_a_weighted_ranking_counts_more_in_the_fusion() -> None:
     fused = fuse_rankings([[1, 2], [], [2, 1]], k=60, weights=(1.0, 1.0, 2.0))
     assert [item for item, _ in fused] == [2, 1]
+
+
+def test_a_hyphenated_word_matches_a_concept_as_its_parts() -> None:
+    debt = [FactRef("us-gaap:LongTermDebtNoncurrent", 20, END, False)]
+    terms = query_terms("Apple long-term debt as of FY25 year end")
+    assert rank_fact_chunks(terms, debt, END, 5, 0.5) == rank_fact_chunks(
+        ["long", "term", "debt"], debt, END, 5, 0.5
+    )
+    assert rank_fact_chunks(terms, debt, END, 5, 0.5)
+
+
+def test_the_fact_a_question_names_outright_is_found_whole() -> None:
+    """Every word of the concept, said or meant (``buybacks`` is a payment to repurchase common
+    stock), of the filing's own period and undimensioned; else nothing."""
+    equity = [
+        FactRef("us-gaap:CommonStockSharesIssued", 30, END, False),
+        FactRef("us-gaap:PaymentsForRepurchaseOfCommonStock", 31, date(2024, 9, 28), False),
+        FactRef("us-gaap:PaymentsForRepurchaseOfCommonStock", 32, END, True),
+        FactRef("us-gaap:PaymentsForRepurchaseOfCommonStock", 33, END, False),
+    ]
+    assert named_fact_chunk(query_terms("Apple stock buybacks in fiscal 2025"), equity, END) == 33
+    assert named_fact_chunk(query_terms("common stock issued"), equity, END) is None
+    assert named_fact_chunk(query_terms("Apple's risk factors"), FACTS, END) is None

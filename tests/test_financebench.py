@@ -181,7 +181,7 @@ def _tiny_report() -> dict[str, Any]:
     scores = {"n": 2, "recall@1": 0.5, "recall@5": 1.0, "recall@10": 1.0}
     interval = {"k": 1, "n": 2, "estimate": 0.5, "low": 0.0945, "high": 0.9055}
     return {
-        "command": "python -m edgar_rag.eval.financebench",
+        "command": "edgar-rag eval financebench",
         "questions": 150,
         "pdfs": 1,
         "covered": 2,

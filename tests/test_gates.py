@@ -18,6 +18,7 @@ from edgar_rag.answer.gates import (
 )
 from edgar_rag.domain import Chunk, ChunkKind, FilingMeta, Hit, Passage, Reason, SourceFormat
 from edgar_rag.errors import ConfigError
+from edgar_rag.question.reading import read_question
 
 APPLE = FilingMeta(
     company="Apple Inc.",
@@ -49,7 +50,7 @@ def _hits(*cosines: float) -> list[Hit]:
 
 @pytest.mark.parametrize("question", [IN_PERIOD, OUT_OF_PERIOD])
 def test_the_none_gate_always_passes(question: str) -> None:
-    decision = apply_gate("none", question, APPLE, [], 0.9)
+    decision = apply_gate("none", read_question(question, APPLE), APPLE, [], 0.9)
     assert decision.passed
     assert (decision.reason, decision.detail, decision.gate, decision.gate_score) == (
         None, None, "none", None,
@@ -57,11 +58,13 @@ def test_the_none_gate_always_passes(question: str) -> None:
 
 
 def test_the_cosine_gate_holds_the_best_cosine_to_the_threshold() -> None:
-    passed = apply_gate("cosine", IN_PERIOD, APPLE, _hits(0.41, 0.55), 0.5)
+    passed = apply_gate("cosine", read_question(IN_PERIOD, APPLE), APPLE, _hits(0.41, 0.55), 0.5)
     assert passed.passed
     assert passed.gate_score == 0.55
-    assert apply_gate("cosine", IN_PERIOD, APPLE, _hits(0.5), 0.5).passed
-    declined = apply_gate("cosine", OUT_OF_PERIOD, APPLE, _hits(0.3, 0.2), 0.5)
+    assert apply_gate("cosine", read_question(IN_PERIOD, APPLE), APPLE, _hits(0.5), 0.5).passed
+    declined = apply_gate(
+        "cosine", read_question(OUT_OF_PERIOD, APPLE), APPLE, _hits(0.3, 0.2), 0.5
+    )
     assert not declined.passed
     assert declined.reason is Reason.GATE_REJECTED
     assert declined.gate_score == 0.3
@@ -69,7 +72,7 @@ def test_the_cosine_gate_holds_the_best_cosine_to_the_threshold() -> None:
 
 
 def test_the_cosine_gate_declines_when_nothing_was_found() -> None:
-    decision = apply_gate("cosine", IN_PERIOD, None, [], 0.1)
+    decision = apply_gate("cosine", read_question(IN_PERIOD, None), None, [], 0.1)
     assert (decision.passed, decision.reason, decision.gate_score) == (
         False, Reason.GATE_REJECTED, None,
     )  # fmt: skip
@@ -81,36 +84,38 @@ def test_the_best_hit_is_the_closest_not_the_first() -> None:
 
 
 def test_the_period_gate_declines_a_year_the_filing_does_not_report() -> None:
-    decision = apply_gate("period", OUT_OF_PERIOD, APPLE, _hits(0.9), 0.5)
+    decision = apply_gate("period", read_question(OUT_OF_PERIOD, APPLE), APPLE, _hits(0.9), 0.5)
     assert not decision.passed
     assert decision.reason is Reason.OUT_OF_PERIOD
     assert (
         decision.detail == "the question names fiscal 2019; this filing reports fiscal 2023 to 2025"
     )
     assert decision.gate_score is None
-    assert apply_gate("period", IN_PERIOD, APPLE, [], 0.5).passed
+    assert apply_gate("period", read_question(IN_PERIOD, APPLE), APPLE, [], 0.5).passed
 
 
 def test_the_period_check_is_skipped_for_a_corpus_wide_question() -> None:
-    assert apply_gate("period", OUT_OF_PERIOD, None, [], 0.5).passed
-    decision = apply_gate("period+cosine", OUT_OF_PERIOD, None, _hits(0.8), 0.5)
+    assert apply_gate("period", read_question(OUT_OF_PERIOD, None), None, [], 0.5).passed
+    decision = apply_gate(
+        "period+cosine", read_question(OUT_OF_PERIOD, None), None, _hits(0.8), 0.5
+    )
     assert decision.passed
     assert decision.gate_score == 0.8
 
 
 def test_the_period_check_runs_before_the_cosine_one() -> None:
-    out = apply_gate("period+cosine", OUT_OF_PERIOD, APPLE, _hits(0.1), 0.5)
+    out = apply_gate("period+cosine", read_question(OUT_OF_PERIOD, APPLE), APPLE, _hits(0.1), 0.5)
     assert (out.reason, out.gate, out.gate_score) == (Reason.OUT_OF_PERIOD, "period+cosine", None)
-    low = apply_gate("period+cosine", IN_PERIOD, APPLE, _hits(0.1), 0.5)
+    low = apply_gate("period+cosine", read_question(IN_PERIOD, APPLE), APPLE, _hits(0.1), 0.5)
     assert (low.reason, low.gate_score) == (Reason.GATE_REJECTED, 0.1)
-    good = apply_gate("period+cosine", IN_PERIOD, APPLE, _hits(0.7), 0.5)
+    good = apply_gate("period+cosine", read_question(IN_PERIOD, APPLE), APPLE, _hits(0.7), 0.5)
     assert (good.passed, good.reason, good.detail, good.gate_score) == (True, None, None, 0.7)
 
 
 def test_an_unknown_gate_is_a_configuration_error() -> None:
     assert GATES == ("none", "cosine", "period", "period+cosine")
     with pytest.raises(ConfigError, match=r"unknown gate 'cosine\+period'"):
-        apply_gate("cosine+period", IN_PERIOD, APPLE, [], 0.5)
+        apply_gate("cosine+period", read_question(IN_PERIOD, APPLE), APPLE, [], 0.5)
 
 
 def test_the_threshold_is_the_lower_tenth_percentile() -> None:

@@ -131,6 +131,7 @@ def test_the_retrieval_report_renders_from_its_json() -> None:
         "arms": dict.fromkeys(
             ("dense", "bm25", "hybrid", "hybrid+dedup", "hybrid+dedup+facts"), groups
         ),
+        "default_arm": "hybrid+dedup+facts",
         "corpus_wide_narrative": {"narrative-item": scores},
         "corpus_chunks": 10,
     }

@@ -12,7 +12,7 @@ from edgar_rag.domain import Chunk, EmbedderIdentity, ParsedFiling
 from edgar_rag.errors import IndexMismatchError, NotFoundError
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import Outcome, index_filings
+from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
 
 

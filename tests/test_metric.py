@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgar_rag.answer.metric import figure_names_metric, metric_words
+from edgar_rag.answer.metric import figure_names_metric
+from edgar_rag.question.words import metric_words
 
 
 def test_the_metric_words_leave_out_the_company_the_period_and_the_size_words() -> None:

@@ -29,7 +29,7 @@ from edgar_rag.domain import Message, Prompt
 from edgar_rag.errors import ConfigError, SourceError
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.model.generator import LocalModelGenerator
 from edgar_rag.model.process import ModelProcess

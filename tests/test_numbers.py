@@ -10,10 +10,10 @@ from edgar_rag.answer.numbers import (
     Figure,
     PrintedFigure,
     find_figures,
-    parse_number_words,
     passage_figures,
     supports,
 )
+from edgar_rag.rules import parse_number_words
 
 SALES_ROW = "Total net sales | 2025: 416,161 | 2024: 391,035 | 2023: 383,285 | (in millions)"
 EPS_ROW = (

@@ -10,15 +10,15 @@ import pytest
 from playwright.sync_api import ConsoleMessage, Page, Route, expect, sync_playwright
 
 from edgar_rag.answer.answerer import Answerer
-from edgar_rag.answer.companies import CompanyDirectory
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.domain import Generator
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, create_app
 from edgar_rag.service.server import serve_in_thread

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from edgar_rag.answer.periods import asked_fiscal_years, describe_years, period_guard
 from edgar_rag.domain import FilingMeta, SourceFormat
+from edgar_rag.question.periods import asked_fiscal_years, describe_years, period_guard
 
 
 def _filing(fiscal_year: int, period_end: date | None, years: tuple[int, ...]) -> FilingMeta:
@@ -107,15 +107,15 @@ def test_relative_years_count_from_today_when_told() -> None:
 )
 def test_a_year_inside_a_name_or_a_quantity_is_not_a_period(question: str) -> None:
     assert asked_fiscal_years(question, APPLE) == frozenset()
-    assert period_guard(question, APPLE) is None
+    assert guard(question, APPLE) is None
 
 
 def test_the_guard_declines_only_a_year_the_filing_does_not_report() -> None:
-    assert period_guard("What was revenue in 2024 and 2025?", APPLE) is None
-    assert period_guard("What was revenue in 2019?", APPLE) == (
+    assert guard("What was revenue in 2024 and 2025?", APPLE) is None
+    assert guard("What was revenue in 2019?", APPLE) == (
         "the question names fiscal 2019; this filing reports fiscal 2023 to 2025"
     )
-    assert period_guard("Revenue from 2019 through 2025", APPLE) == (
+    assert guard("Revenue from 2019 through 2025", APPLE) == (
         "the question names fiscal 2019 to 2022; this filing reports fiscal 2023 to 2025"
     )
 
@@ -167,7 +167,7 @@ def test_a_reported_year_in_any_form_is_never_declined(
     year = filing.years_reported[pick]
     question = template.format(_written(year, form, filing))
     assert year in asked_fiscal_years(question, filing)
-    assert period_guard(question, filing) is None
+    assert guard(question, filing) is None
 
 
 @settings(deadline=None)
@@ -182,8 +182,13 @@ def test_a_year_not_reported_is_declined_naming_it_and_the_reported_range(
 ) -> None:
     assume(year not in filing.years_reported)
     question = template.format(_written(year, form, filing))
-    detail = period_guard(question, filing)
+    detail = guard(question, filing)
     first, last = filing.years_reported[0], filing.years_reported[-1]
     assert detail is not None
     assert f"fiscal {year};" in detail
     assert detail.endswith(f"this filing reports fiscal {first} to {last}")
+
+
+def guard(question: str, filing: FilingMeta) -> str | None:
+    """The period guard on the fiscal years ``question`` names."""
+    return period_guard(asked_fiscal_years(question, filing), filing)

@@ -18,6 +18,7 @@ from edgar_rag.answer.prompt import (
     is_refusal,
     sanitise_passage,
 )
+from edgar_rag.question.reading import read_question
 
 TOKEN = draw_refusal_token(b"secret", "a request")
 
@@ -103,7 +104,7 @@ CHUNK = (
 
 
 def test_the_window_keeps_the_rows_that_match_the_question_within_budget() -> None:
-    window = best_window(CHUNK, "What were total net sales in 2025?", 120)
+    window = best_window(CHUNK, read_question("What were total net sales in 2025?"), 120)
     assert "Total net sales | 2025: 416,161" in window.text
     assert len(window.text) <= 120
     assert CHUNK[window.start : window.end] == window.text
@@ -120,7 +121,7 @@ BALANCE_SHEET = (
 
 
 def test_the_row_naming_only_what_was_asked_wins_a_tie() -> None:
-    window = best_window(BALANCE_SHEET, "Total liabilities at year-end 2024?", 60)
+    window = best_window(BALANCE_SHEET, read_question("Total liabilities at year-end 2024?"), 60)
     assert window.text == "Total liabilities | 2024: 50,825 | 2023: 52,344"
 
 
@@ -135,7 +136,9 @@ INCOME_STATEMENT = (
 
 def test_a_synonym_counts_less_than_the_question_s_own_word() -> None:
     # "income" stands for "earnings" too, but the row saying "operating income" is the answer.
-    window = best_window(INCOME_STATEMENT, "What operating income did it record in 2024?", 50)
+    window = best_window(
+        INCOME_STATEMENT, read_question("What operating income did it record in 2024?"), 50
+    )
     assert window.text == "Operating income | 2024: 9,713 | 2023: 9,082"
 
 
@@ -145,11 +148,15 @@ def test_year_end_finds_the_end_of_year_row_not_the_beginning() -> None:
         "Cash and cash equivalents at end of year | Fiscal 2023: 3,760 | (in millions)"
     )
     question = "How much cash and cash equivalents did it have at fiscal year-end 2023?"
-    assert best_window(text, question, 90).text.startswith("Cash and cash equivalents at end")
+    assert best_window(text, read_question(question), 90).text.startswith(
+        "Cash and cash equivalents at end"
+    )
 
 
 def test_the_window_grows_toward_the_better_matching_neighbour() -> None:
-    window = best_window(INCOME_STATEMENT, "Interest expense and net income in 2024", 100)
+    window = best_window(
+        INCOME_STATEMENT, read_question("Interest expense and net income in 2024"), 100
+    )
     assert window.text.splitlines() == [
         "Interest expense | 2024: (1,269) | 2023: (1,340)",
         "Net income | 2024: 6,747 | 2023: 6,379",
@@ -157,7 +164,7 @@ def test_the_window_grows_toward_the_better_matching_neighbour() -> None:
 
 
 def test_a_short_chunk_is_kept_whole() -> None:
-    window = best_window("Revenue was 5.", "revenue", 400)
+    window = best_window("Revenue was 5.", read_question("revenue"), 400)
     assert (window.start, window.end, window.text) == (0, 14, "Revenue was 5.")
 
 
@@ -165,6 +172,6 @@ def test_a_short_chunk_is_kept_whole() -> None:
 def test_a_window_is_always_an_exact_span_within_budget(
     text: str, question: str, budget: int
 ) -> None:
-    window = best_window(text, question, budget)
+    window = best_window(text, read_question(question), budget)
     assert text[window.start : window.end] == window.text
     assert len(window.text) <= max(budget, 0) or len(text) <= budget

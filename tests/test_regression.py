@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner, Result
 
 import edgar_rag.answer.answerer as answerer_module
 from edgar_rag.answer.tapes import TapeGenerator
+from edgar_rag.cli import main
 from edgar_rag.compose import build_answerer, open_index
 from edgar_rag.config import Settings
 from edgar_rag.domain import FilingMeta, Generation, Prompt
@@ -30,7 +32,6 @@ from edgar_rag.eval.regression import (
     compare,
     ensure_comparable,
     group_counts,
-    main,
     make_baseline,
 )
 from edgar_rag.eval.report import ARMS
@@ -38,6 +39,11 @@ from edgar_rag.eval.report import ARMS
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DB = ROOT / "build" / "corpus.db"
 SHARED_FILINGS = ROOT.parent / "shared" / "corpus" / "filings"
+
+
+def eval_ci(*args: str) -> Result:
+    """``edgar-rag dev eval regression ARGS``, as ``make eval-ci`` runs it, in this process."""
+    return CliRunner().invoke(main, ["dev", "eval", "regression", *args], catch_exceptions=False)
 
 
 def _case(kind: str, correct: bool, outcome: str, **by_arm: str) -> CaseOutcome:
@@ -222,7 +228,6 @@ def test_eval_ci_catches_a_one_line_regression_that_the_unit_tests_pass(
     corpus_db: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(ROOT)
     model_dir = ROOT / "build" / "cache"
@@ -246,14 +251,16 @@ def test_eval_ci_catches_a_one_line_regression_that_the_unit_tests_pass(
     check = ["check", "--index", str(corpus_db), "--tape", str(tape), "--baseline", str(baseline)]
     check += ["--out", str(tmp_path / "run-dev.json")]
 
-    assert main(check) == 0
-    assert "no group worse by 3 or more cases net" in capsys.readouterr().out
+    passed = eval_ci(*check)
+    assert passed.exit_code == 0
+    assert "no group worse by 3 or more cases net" in passed.stdout
 
     monkeypatch.setattr(
         answerer_module, "fiscal_year_of_header", retail_calendar_fiscal_year_of_header
     )
-    assert main(check) == 1
-    lines = capsys.readouterr().out.splitlines()
+    regressed = eval_ci(*check)
+    assert regressed.exit_code == 1
+    lines = regressed.stdout.splitlines()
     failed = [line for line in lines if line.startswith("FAIL")]
     assert [line.split()[1] for line in failed] == list(ARMS)
     assert all("answerable correct" in line and "worse NVDA-" in line for line in failed)
@@ -265,7 +272,6 @@ def test_a_prompt_the_tape_does_not_hold_fails_naming_its_question(
     corpus_db: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("EDGAR_RAG_MODEL_DIR", str(ROOT / "build" / "cache"))
@@ -275,10 +281,14 @@ def test_a_prompt_the_tape_does_not_hold_fails_naming_its_question(
         '"max_tokens": 120, "messages": [], "text": "x"}\n',
         encoding="utf-8",
     )
-    first = next(q for q in read_golden(GOLDEN) if q.split == "dev")
+    dev = {q.id: q for q in read_golden(GOLDEN) if q.split == "dev"}
     written = ["baseline", "--index", str(corpus_db), "--tape", str(tape)]
     written += ["--baseline", str(tmp_path / "b.json"), "--out", str(tmp_path / "r.json")]
-    assert main(written) == 2
-    error = capsys.readouterr().err
-    assert error.startswith(f"eval-ci: question {first.id} ({first.question!r}) was not recorded")
+    refused = eval_ci(*written)
+    assert refused.exit_code == 2
+    error = refused.stderr
+    # The first dev question that goes to the model (a figure answered in code asks none).
+    named = re.match(r"eval-ci: question (\S+) \((.*)\) was not recorded", error)
+    assert named is not None, error
+    assert named[2] == repr(dev[named[1]].question)
     assert not (tmp_path / "b.json").exists()

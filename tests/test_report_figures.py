@@ -140,7 +140,7 @@ def test_make_eval_writes_the_report_and_its_json_byte_for_byte(
     for split in splits:
         run = DEV if split == "dev" else EVAL
         Path(f"data/golden/run-{split}.json").write_text(json.dumps(run), encoding="utf-8")
-    assert render.main([]) == 0
+    render.write_pages()
     report = json.loads(render.REPORT_JSON.read_text(encoding="utf-8"))
     assert list(report["runs"]) == list(splits)
     assert render.REPORT_PAGE.read_text(encoding="utf-8") == render_report(report)

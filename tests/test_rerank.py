@@ -28,6 +28,7 @@ from edgar_rag.domain import (
 from edgar_rag.errors import ConfigError
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.rerankers import CrossEncoderReranker
+from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.rerank import rerank_hits
 from edgar_rag.retrieve.search import Searcher, SearchSettings
 
@@ -118,21 +119,23 @@ def test_rerank_hits_orders_by_score_keeps_ties_and_renumbers() -> None:
 
 def test_without_a_reranker_search_keeps_the_fused_order() -> None:
     question = "net sales in europe"
-    hits = _searcher(None).search(question, Scope(), 3)
+    hits = _searcher(None).search(read_question(question), Scope(), 3)
     fused = MemoryPassages(TEXTS).dense_search(EMBEDDER.embed([question])[0], None, 3)
     assert [h.passage.chunk_id for h in hits] == [i for i, _ in fused]
     assert [h.rank for h in hits] == [1, 2, 3]
     # A reranker that ties everything changes nothing: ties keep the fused order.
-    tied = _searcher(FavouringReranker("no text says this")).search(question, Scope(), 3)
+    tied = _searcher(FavouringReranker("no text says this")).search(
+        read_question(question), Scope(), 3
+    )
     assert tied == hits
 
 
 def test_a_reranker_lifts_its_favourite_from_deep_in_the_candidates() -> None:
     question = "net sales in europe"
-    plain = _searcher(None).search(question, Scope(), len(TEXTS))
+    plain = _searcher(None).search(read_question(question), Scope(), len(TEXTS))
     last = plain[-1].passage.chunk.text
     reranker = FavouringReranker(last)
-    hits = _searcher(reranker).search(question, Scope(), 2)
+    hits = _searcher(reranker).search(read_question(question), Scope(), 2)
     assert [h.passage.chunk.text for h in hits] == [last, plain[0].passage.chunk.text]
     assert [h.rank for h in hits] == [1, 2]
     assert reranker.asked == [[h.passage.chunk.text for h in plain]]
@@ -140,9 +143,11 @@ def test_a_reranker_lifts_its_favourite_from_deep_in_the_candidates() -> None:
 
 def test_the_reranker_sees_only_rerank_candidates_hits() -> None:
     question = "net sales in europe"
-    last = _searcher(None).search(question, Scope(), len(TEXTS))[-1].passage.chunk.text
+    last = (
+        _searcher(None).search(read_question(question), Scope(), len(TEXTS))[-1].passage.chunk.text
+    )
     reranker = FavouringReranker(last)
-    hits = _searcher(reranker, rerank_candidates=3).search(question, Scope(), 2)
+    hits = _searcher(reranker, rerank_candidates=3).search(read_question(question), Scope(), 2)
     assert [len(texts) for texts in reranker.asked] == [3]
     assert last not in [h.passage.chunk.text for h in hits]
 

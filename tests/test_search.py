@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.question.reading import Kind, read_question
+from edgar_rag.question.words import query_terms
 from edgar_rag.retrieve.fuse import fuse_rankings
-from edgar_rag.retrieve.search import Searcher, SearchSettings, query_terms
+from edgar_rag.retrieve.search import Searcher, SearchSettings
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +41,7 @@ def test_query_terms_drop_stopwords_and_repeats() -> None:
 
 def test_a_figure_question_finds_the_row_that_prints_it(searcher: Searcher) -> None:
     scope = searcher.index.resolve_scope(ticker="AAPL", fiscal_year=2025)
-    hits = searcher.search("Total net sales", scope, 5)
+    hits = searcher.search(read_question("Total net sales"), scope, 5)
     assert any("Total net sales | 2025: 416,161" in h.passage.chunk.text for h in hits)
     for hit in hits:
         assert hit.passage.chunk.text
@@ -49,7 +51,7 @@ def test_a_figure_question_finds_the_row_that_prints_it(searcher: Searcher) -> N
 
 def test_hits_are_distinct_passages(searcher: Searcher) -> None:
     scope = searcher.index.resolve_scope(ticker="AAPL", fiscal_year=2025)
-    hits = searcher.search("risk factors competition", scope, 5)
+    hits = searcher.search(read_question("risk factors competition"), scope, 5)
     vectors = searcher.index.vectors([h.passage.chunk_id for h in hits])
     similarity = vectors @ vectors.T
     off_diagonal = similarity[~np.eye(len(hits), dtype=bool)]
@@ -61,8 +63,8 @@ def test_dense_only_and_lexical_only_rank_differently(searcher: Searcher) -> Non
     dense = Searcher(searcher.index, searcher.embedder, SearchSettings(lexical=False))
     lexical = Searcher(searcher.index, searcher.embedder, SearchSettings(dense=False))
     question = "number of stores in Mexico"
-    assert all(h.lexical_rank is None for h in dense.search(question, scope, 5))
-    assert all(h.dense_rank is None for h in lexical.search(question, scope, 5))
+    assert all(h.lexical_rank is None for h in dense.search(read_question(question), scope, 5))
+    assert all(h.dense_rank is None for h in lexical.search(read_question(question), scope, 5))
 
 
 @settings(
@@ -84,10 +86,28 @@ def test_a_scoped_search_never_leaves_its_filing(
         scope = searcher.index.resolve_scope(ticker=ticker, fiscal_year=year)
     except NotFoundError:
         return
-    for hit in searcher.search(question, scope, 10):
+    for hit in searcher.search(read_question(question), scope, 10):
         assert hit.passage.filing_id == scope.filing_id
 
 
 def test_a_corpus_wide_search_can_return_several_filings(searcher: Searcher) -> None:
-    hits = searcher.search("net sales stores revenue", searcher.index.resolve_scope(), 10)
+    hits = searcher.search(
+        read_question("net sales stores revenue"), searcher.index.resolve_scope(), 10
+    )
     assert len({h.passage.filing_id for h in hits}) > 1
+
+
+def test_the_facts_ranker_serves_figure_questions_not_narrative_ones(searcher: Searcher) -> None:
+    """docs/retrieval.md: fact chunks crowd prose out of a narrative question's top five."""
+    scope = searcher.index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    plain = Searcher(searcher.index, searcher.embedder, SearchSettings(facts=False))
+
+    def ids(engine: Searcher, text: str) -> list[int]:
+        return [hit.passage.chunk_id for hit in engine.search(read_question(text), scope, 10)]
+
+    narrative = "Why do Apple's net sales depend on its iPhone and Services revenue?"
+    assert read_question(narrative).kind is Kind.NARRATIVE
+    assert ids(searcher, narrative) == ids(plain, narrative)
+    lookup = "What were Apple's net sales and net income in fiscal 2025?"
+    assert read_question(lookup).kind is Kind.LOOKUP
+    assert ids(searcher, lookup) != ids(plain, lookup)

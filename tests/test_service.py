@@ -23,7 +23,6 @@ from schemathesis.core.result import Ok
 from schemathesis.schemas import BaseSchema
 
 from edgar_rag.answer.answerer import Answerer
-from edgar_rag.answer.companies import CompanyDirectory
 from edgar_rag.answer.generators import GeneratorTimeout
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.render import REASON_WORDS
@@ -34,8 +33,9 @@ from edgar_rag.errors import SourceError
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.postgres import PostgresIndex
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, ServiceSettings, build_services, create_app
 from edgar_rag.service.models import MAX_QUESTION_CHARS

@@ -9,14 +9,16 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import BaseModel
 
 from edgar_rag import __version__
-from edgar_rag.answer.render import response_json, response_text
+from edgar_rag.answer.render import response_text
 from edgar_rag.compose import (
     build_answerer,
     build_company_list,
@@ -28,13 +30,15 @@ from edgar_rag.compose import (
     open_index,
 )
 from edgar_rag.config import Settings, load_settings
+from edgar_rag.dev import corpus_option, dev
 from edgar_rag.domain import FilingMeta, RawFiling
 from edgar_rag.errors import EdgarRagError, NotFoundError, SourceError
-from edgar_rag.indexer import FilingSource, IngestResult, Outcome, index_filings
 from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
+from edgar_rag.ingest.indexer import FilingSource, IngestResult, Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.model.process import describe_status, status_json
-from edgar_rag.service.shapes import filing_entry_json, hit_json
+from edgar_rag.question.reading import read_question
+from edgar_rag.service.models import AskResponse, FilingEntry, HitJson
 
 log = logging.getLogger("edgar_rag")
 
@@ -72,10 +76,20 @@ db_option = click.option(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
+def _json(body: BaseModel | Sequence[BaseModel]) -> str:
+    """The body the service would send for the same data (``service.models``), indented."""
+    if isinstance(body, BaseModel):
+        return json.dumps(body.model_dump(mode="json"), indent=2)
+    return json.dumps([row.model_dump(mode="json") for row in body], indent=2)
+
+
 @click.group(cls=EdgarRagGroup)
 @click.version_option(__version__, prog_name="edgar-rag")
 def main() -> None:
     """Answers about SEC 10-K filings, every figure quoted from the passage it cites."""
+
+
+main.add_command(dev)
 
 
 @main.command()
@@ -107,12 +121,11 @@ def ingest(
         sources = _edgar_sources(settings, tickers, years)
     else:
         raise click.UsageError("give --from PATH, or --tickers (with --years) to fetch from EDGAR")
-    index = open_index(settings)
-    embedder = build_embedder(settings.embedder, settings.model_dir)
-    results = _run_with_progress(
-        index_filings(sources, index, embedder, wanted=_wanted(tickers, years)), len(sources)
-    )
-    index.close()
+    with closing(open_index(settings)) as index:
+        embedder = build_embedder(settings.embedder, settings.model_dir)
+        results = _run_with_progress(
+            index_filings(sources, index, embedder, wanted=_wanted(tickers, years)), len(sources)
+        )
     _require_every_request_met(results, tickers, years)
     if any(r.outcome is Outcome.REFUSED for r in results):
         sys.exit(1)
@@ -220,13 +233,12 @@ def search(
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
     settings = _settings(db)
-    index = open_index(settings)
-    searcher = build_searcher(settings, index)
-    scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
-    hits = searcher.search(question, scope, k)
-    index.close()
+    with closing(open_index(settings)) as index:
+        searcher = build_searcher(settings, index)
+        scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
+        hits = searcher.search(read_question(question), scope, k)
     if as_json:
-        click.echo(json.dumps([hit_json(hit) for hit in hits], indent=2))
+        click.echo(_json([HitJson.of(hit) for hit in hits]))
         return
     for hit in hits:
         chunk, filing = hit.passage.chunk, hit.passage.filing
@@ -261,13 +273,12 @@ def ask(
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
     settings = _settings(db)
-    index = open_index(settings)
-    scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
-    answerer = build_answerer(settings, index, progress=_model_progress, announce=_announce)
-    response = answerer.answer(question, scope, gate)
-    index.close()
+    with closing(open_index(settings)) as index:
+        scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
+        answerer = build_answerer(settings, index, progress=_model_progress, announce=_announce)
+        response = answerer.answer(question, scope, gate)
     if as_json:
-        click.echo(json.dumps(response_json(response), indent=2))
+        click.echo(_json(AskResponse.of(response)))
     else:
         click.echo(response_text(response))
 
@@ -345,9 +356,9 @@ def thresholds(split: str, db: Path | None) -> None:
     from edgar_rag.eval.golden import read_golden  # noqa: PLC0415
 
     settings = _settings(db).model_copy(update={"generator": "echo"})
-    index = open_index(settings)
-    fit = fit_cosine_threshold(build_answerer(settings, index), index, read_golden(GOLDEN), split)
-    index.close()
+    with closing(open_index(settings)) as index:
+        answerer = build_answerer(settings, index)
+        fit = fit_cosine_threshold(answerer, index, read_golden(GOLDEN), split)
     click.echo(
         f"EDGAR_RAG_COSINE_THRESHOLD={fit.threshold:.4f}\n"
         f"fitted on the {split} split of {GOLDEN}: the best-passage cosine of {fit.questions} "
@@ -362,16 +373,21 @@ def evaluate() -> None:
 
 
 @evaluate.command()
-@click.option("--corpus", type=click.Path(path_type=Path), default=Path("../shared/corpus"))
+@corpus_option
 @click.option("--db", type=click.Path(path_type=Path), default=Path("build/financebench.db"))
 @click.option("--out", type=click.Path(path_type=Path), default=Path("docs/financebench.json"))
+@click.option(
+    "--tape", type=click.Path(path_type=Path), help="Default: data/financebench/tape.jsonl."
+)
 @click.option("--replay", is_flag=True, help="Answer from the recorded tape, with no model.")
-def financebench(corpus: Path, db: Path, out: Path, replay: bool) -> None:
+@click.option("--resume", is_flag=True, help="Keep an interrupted run's tape and answers.")
+def financebench(
+    corpus: Path, db: Path, out: Path, tape: Path | None, replay: bool, resume: bool
+) -> None:
     """Index FinanceBench's 10-K PDFs, then measure evidence recall and numeric accuracy."""
-    from edgar_rag.eval import financebench as bench  # noqa: PLC0415
+    from edgar_rag.eval.financebench import write_financebench  # noqa: PLC0415
 
-    arguments = ["--corpus", str(corpus), "--db", str(db), "--out", str(out)]
-    sys.exit(bench.main([*arguments, *(["--replay"] if replay else [])]))
+    write_financebench(corpus, db, out, tape=tape, replay=replay, resume=resume)
 
 
 @main.command()
@@ -379,11 +395,10 @@ def financebench(corpus: Path, db: Path, out: Path, replay: bool) -> None:
 @json_option
 def filings(db: Path | None, as_json: bool) -> None:
     """List the indexed filings."""
-    index = open_index(_settings(db))
-    summaries = index.filings()
-    index.close()
+    with closing(open_index(_settings(db))) as index:
+        summaries = index.filings()
     if as_json:
-        click.echo(json.dumps([filing_entry_json(s) for s in summaries], indent=2))
+        click.echo(_json([FilingEntry.model_validate(s) for s in summaries]))
         return
     click.echo(
         f"{'ticker':<7}{'cik':>9}  {'company':<28}{'FY':>5}{'items':>6}{'chunks':>7}"

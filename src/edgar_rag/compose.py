@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 
 from edgar_rag.answer.answerer import Answerer, AnswerSettings
-from edgar_rag.answer.companies import CompanyDirectory
+from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.answer.generators import (
     AnthropicGenerator,
     EchoGenerator,
@@ -22,6 +22,7 @@ from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.config import EmbedderName, Settings
 from edgar_rag.domain import Embedder, FilingStore, Generator
 from edgar_rag.errors import ConfigError
+from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder, MiniLMEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.postgres import PostgresIndex
 from edgar_rag.index.rerankers import CrossEncoderReranker
@@ -31,6 +32,7 @@ from edgar_rag.ingest.registrants import CompanyList
 from edgar_rag.model.generator import LocalModelGenerator
 from edgar_rag.model.process import Announce, ModelProcess
 from edgar_rag.model.state import ModelOptions
+from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 
 
@@ -156,6 +158,7 @@ def build_answerer(
         draw_token=lambda request: draw_refusal_token(secret, request),
         directory=build_directory(index),
         settings=AnswerSettings(gate=settings.gate, cosine_threshold=settings.cosine_threshold),
+        computed=ComputedAnswers(index, load_library()),
     )
 
 

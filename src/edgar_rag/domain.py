@@ -6,7 +6,7 @@ Values are frozen dataclasses; ports are small ``typing.Protocol`` classes. Noth
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
@@ -307,6 +307,11 @@ class FigureReader(Protocol):
 
     def figures(self, filing_id: int, source: FigureSource | None = None) -> list[Fact]: ...
 
+    def passages_at(self, filing_id: int, ordinals: Sequence[int]) -> dict[int, Passage]:
+        """The filing's chunks of these ordinals (the ones a figure's ``chunk_ordinal`` names),
+        by ordinal."""
+        ...
+
 
 class FilingReader(Protocol):
     """The stored filings as listing, quoting and copying read them."""
@@ -349,6 +354,9 @@ class Reason(StrEnum):
     UNSUPPORTED_CLAIM = "unsupported_claim"
     """A figure of a cited sentence is not printed in the passages it cites (or not for the
     period asked)."""
+    MISSING_FIGURE = "missing_figure"
+    """A figure a lookup or computation needs is not reported for the period asked, or the
+    formula cannot be computed (it does not parse, divides by zero, mixes units)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,6 +387,9 @@ class Generation:
     replayed: bool = False
     recorded_s: float = 0.0
     """For a replayed generation, how long the model took when it was recorded (0: unknown)."""
+    verbatim: bool = False
+    """The text is the prompt's passages themselves, written by no model: each is cited, and
+    there is nothing to verify (the echo generator, which runs the pipeline bare)."""
 
 
 class Generator(Protocol):
@@ -425,6 +436,9 @@ class Response:
     prompt_tokens: int
     completion_tokens: int
     replayed: bool
+    calculation: Mapping[str, object] | None = None
+    """A computed answer's formula, operands (each with the marker of the passage printing
+    it), result and rounding, as JSON carries it; None when nothing was computed."""
 
     @property
     def abstained(self) -> bool:

@@ -13,12 +13,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from edgar_rag.answer.companies import CompanyDirectory, company_guard
+from edgar_rag.answer.computed import Computed, ComputedAnswers
 from edgar_rag.answer.context import Window, best_window
 from edgar_rag.answer.gates import apply_gate
-from edgar_rag.answer.metric import figure_names_metric, metric_words
+from edgar_rag.answer.metric import figure_names_metric
 from edgar_rag.answer.numbers import find_figures
-from edgar_rag.answer.periods import asked_fiscal_years
 from edgar_rag.answer.prompt import (
     PromptPassage,
     build_prompt,
@@ -37,9 +36,13 @@ from edgar_rag.domain import (
     Response,
     Scope,
 )
+from edgar_rag.question.companies import CompanyDirectory, company_guard
+from edgar_rag.question.reading import Question, read_question
 from edgar_rag.retrieve.search import Searcher
+from edgar_rag.rules import fiscal_year_at
 
-ECHO = "echo"
+COMPUTED = "computed"
+"""The generator a response names when code, not a model, wrote its answer."""
 RECITED_NOTE = "which is cited instead"
 """Ends the detail of an answer whose citation marker the verifier moved."""
 TRIMMED_NOTE = "only the columns of the year asked are shown"
@@ -76,7 +79,7 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
                 day = datetime.strptime(" ".join(match.groups()), pattern).date()
             except ValueError:
                 continue
-            return filing.fiscal_year - round((filing.period_end - day).days / 365.25)
+            return fiscal_year_at(day, filing.period_end, filing.fiscal_year)
     years = _YEAR.findall(header)
     return int(years[-1]) if years else None
 
@@ -85,7 +88,7 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
 class Prepared:
     """A question searched and its prompt built: everything the model and verifier need."""
 
-    question: str
+    question: Question
     scope: Scope
     hits: list[Hit]
     given: list[Hit]
@@ -106,6 +109,9 @@ class Answerer:
     draw_token: Callable[[str], str]
     directory: CompanyDirectory | None = None
     settings: AnswerSettings = field(default_factory=AnswerSettings)
+    computed: ComputedAnswers | None = None
+    """Answers figure questions in code from the filing's reported figures, before the model
+    (None: every question goes to the model)."""
 
     def answer(self, question: str, scope: Scope, gate: str | None = None) -> Response:
         """Search, screen (company guard and gate), generate, verify."""
@@ -119,13 +125,18 @@ class Answerer:
             reason, detail, gate_score = screened
             return decline(reason, detail, gate_score)
         gate_score = prepared.best if "cosine" in gate_name else None
+        computed = self.compute(prepared, gate_name, gate_score)
+        if computed is not None:
+            return computed
         started = time.perf_counter()
         generation = self.generator.generate(prepared.prompt)
         prepared.timings["generate"] = _ms_since(started)
         return self.conclude(prepared, generation, gate_name, gate_score)
 
-    def prepare(self, question: str, scope: Scope) -> Prepared:
-        """Search, then the prompt from the best lines of the top passages."""
+    def prepare(self, text: str, scope: Scope) -> Prepared:
+        """Read the question (once: every later stage takes what is read here), search, then
+        the prompt from the best lines of the top passages."""
+        question = read_question(text, scope.filing, self.directory)
         timings: dict[str, float] = {}
         hits, searched = self.searcher.search_timed(question, scope, self.settings.search_k)
         timings["embed"] = round(searched.embed_ms, 1)
@@ -134,11 +145,9 @@ class Answerer:
         windows = [
             best_window(h.passage.chunk.text, question, self.settings.passage_chars) for h in given
         ]
-        token = self.draw_token(
-            question + "\x00" + "\x00".join(str(h.passage.chunk_id) for h in given)
-        )
+        token = self.draw_token(text + "\x00" + "\x00".join(str(h.passage.chunk_id) for h in given))
         prompt = build_prompt(
-            question,
+            text,
             [
                 PromptPassage(marker, _heading(hit, scope), window.text)
                 for marker, (hit, window) in enumerate(zip(given, windows, strict=True), 1)
@@ -156,7 +165,8 @@ class Answerer:
         """A decline decided before the model (company guard, then the gate), or None."""
         filing = prepared.scope.filing
         if filing is not None and self.directory is not None:
-            other = company_guard(prepared.question, filing, self.directory)
+            question = prepared.question
+            other = company_guard(question.text, question.companies, filing)
             if other is not None:
                 return Reason.OUT_OF_SCOPE, other, None
         decision = apply_gate(
@@ -167,6 +177,49 @@ class Answerer:
         if not prepared.hits:
             return Reason.GATE_REJECTED, "no passage of the filing matches the question", None
         return None
+
+    def compute(
+        self, prepared: Prepared, gate_name: str, gate_score: float | None = None
+    ) -> Response | None:
+        """The answer (or the decline) of a figure question computed in code from the filing's
+        reported figures; None when the question is not one the metric library can plan."""
+        if self.computed is None:
+            return None
+        started = time.perf_counter()
+        filing = prepared.scope.filing
+        result = self.computed.answer(
+            prepared.question,
+            prepared.scope,
+            (lambda header: fiscal_year_of_header(header, filing))
+            if filing is not None
+            else (lambda header: None),
+        )
+        prepared.timings["compute"] = _ms_since(started)
+        if result is None:
+            return None
+        decline = _Decliner(
+            prepared.question.text, filing, gate_name, prepared.best, prepared.timings
+        )
+        decline.generation = (COMPUTED, 0, 0)
+        if not isinstance(result, Computed):
+            return decline(result.reason, result.detail, gate_score)
+        return Response(
+            question=prepared.question.text,
+            text=result.text,
+            citations=result.citations,
+            reason=None,
+            detail=result.detail,
+            gate=gate_name,
+            retrieval_score=prepared.best,
+            gate_score=gate_score,
+            source=filing,
+            generator=COMPUTED,
+            timings_ms=prepared.timings,
+            prompt_tokens=0,
+            completion_tokens=0,
+            replayed=False,
+            calculation=result.calculation,
+        )
 
     def conclude(
         self,
@@ -181,7 +234,7 @@ class Answerer:
         """The model's text verified against the passages it was given: an answer or a decline."""
         question, scope, timings = prepared.question, prepared.scope, prepared.timings
         filing = scope.filing
-        decline = _Decliner(question, filing, gate_name, prepared.best, timings)
+        decline = _Decliner(question.text, filing, gate_name, prepared.best, timings)
         decline.generation = (
             generation.model,
             generation.prompt_tokens,
@@ -197,14 +250,15 @@ class Answerer:
                 "nothing it wrote is shown",
             )
         given, windows = prepared.given, prepared.windows
-        if generation.model == ECHO:
+        if generation.verbatim:
             return self._respond(
                 prepared, generation, range(1, len(given) + 1),
-                "the echo generator returns the retrieved passages; no model wrote this",
+                f"the {generation.model} generator returns the retrieved passages; "
+                "no model wrote this",
                 gate_name, gate_score,
             )  # fmt: skip
         started = time.perf_counter()
-        named = asked_fiscal_years(question, filing) if filing is not None else frozenset()
+        named = question.years
         asked = named or (frozenset({filing.fiscal_year}) if filing is not None else frozenset())
         verdict = verify_answer(
             generation.text,
@@ -217,7 +271,7 @@ class Answerer:
         if verdict.ok and check_periods:
             verdict = _reported_period(verdict, generation.text, named, filing)
         if verdict.ok and (self.settings.check_metric if check_metric is None else check_metric):
-            verdict = _metric_named(verdict, generation.text, question, windows, filing)
+            verdict = _metric_named(verdict, generation.text, question.metric, windows)
         timings["verify"] = _ms_since(started)
         if not verdict.ok:
             return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)
@@ -241,7 +295,7 @@ class Answerer:
     ) -> Response:
         given, windows = prepared.given, prepared.windows
         return Response(
-            question=prepared.question,
+            question=prepared.question.text,
             text=generation.text.strip(),
             citations=tuple(_citation(m, given[m - 1], windows[m - 1]) for m in cited),
             reason=None,
@@ -312,16 +366,11 @@ def _reported_period(
 
 
 def _metric_named(
-    verdict: Verdict,
-    text: str,
-    question: str,
-    windows: Sequence[Window],
-    filing: FilingMeta | None,
+    verdict: Verdict, text: str, wanted: Sequence[str], windows: Sequence[Window]
 ) -> Verdict:
     """The verdict, unless no figure the answer states sits on a line of its cited passages that
     names the metric asked (a nearby number of another line item, the typical answer to a
     metric the filing does not disclose)."""
-    wanted = metric_words(question, filing.company if filing is not None else None)
     cited = [windows[m - 1].text for m in verdict.cited]
     if figure_names_metric(strip_markers(text), cited, wanted):
         return verdict

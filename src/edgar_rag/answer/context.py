@@ -5,7 +5,7 @@ A local model reads about 60 prompt tokens a second on two cores, so five whole 
 chunks cost some 20 seconds before the first word. A table row already carries its label, column
 headers and scale, and a prose sentence its own words, so a window of whole rows or sentences
 around the question's words keeps what the answer needs at a fraction of the tokens. The
-question's words count with their synonyms (answer.metric), so "revenues" finds "Total net sales".
+question's words count with their synonyms (question.words), so "revenues" finds "Total net sales".
 """
 
 from __future__ import annotations
@@ -13,12 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from edgar_rag.answer.metric import (
-    lower_words,
-    question_weights,
-    text_stems,
-    unasked_qualifiers,
-)
+from edgar_rag.question.reading import Question
+from edgar_rag.question.words import text_stems, unasked_qualifiers
 
 _PIECE = re.compile(r"[^\n]+")
 _DIGIT = re.compile(r"\d")
@@ -46,7 +42,7 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if b > a]
 
 
-def best_window(text: str, question: str, budget_chars: int) -> Window:
+def best_window(text: str, question: Question, budget_chars: int) -> Window:
     """The line or sentence that best matches the question, grown by its best-matching
     neighbours while the budget allows. A piece longer than the budget is cut at a space.
 
@@ -59,8 +55,8 @@ def best_window(text: str, question: str, budget_chars: int) -> Window:
     """
     if len(text) <= budget_chars:
         return Window(0, len(text), text)
-    weights = question_weights(question)
-    asked = lower_words(question)
+    weights = question.weights
+    asked = question.words
     pieces = _pieces(text)
     if not pieces:
         return Window(0, 0, "")

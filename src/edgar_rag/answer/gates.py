@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgar_rag.answer.periods import period_guard
 from edgar_rag.domain import FilingMeta, Hit, Reason
 from edgar_rag.errors import ConfigError
+from edgar_rag.question.periods import period_guard
+from edgar_rag.question.reading import Question
 
 GATES: tuple[str, ...] = ("none", "cosine", "period", "period+cosine")
 
@@ -43,17 +44,18 @@ def best_cosine(hits: Sequence[Hit]) -> float | None:
 
 def apply_gate(
     name: str,
-    question: str,
+    question: Question,
     filing: FilingMeta | None,
     hits: Sequence[Hit],
     cosine_threshold: float,
 ) -> GateDecision:
-    """Run the named gate; ``filing`` is None for a corpus-wide question (no period check)."""
+    """Run the named gate on ``question``, read against ``filing`` (None for a corpus-wide
+    question: no period check)."""
     if name not in GATES:
         raise ConfigError(f"unknown gate {name!r}; choose one of {', '.join(GATES)}")
     checks = name.split("+")
     if "period" in checks and filing is not None:
-        detail = period_guard(question, filing)
+        detail = period_guard(question.years, filing)
         if detail is not None:
             return GateDecision(False, Reason.OUT_OF_PERIOD, detail, name, None)
     if "cosine" not in checks:

@@ -298,4 +298,5 @@ class EchoGenerator:
         users = [m.content for m in prompt.messages if m.role == "user"]
         text = users[-1] if users else ""
         passages = _PASSAGES.search(text)
-        return Generation(text=(passages[1] if passages else text).strip(), model="echo")
+        text = (passages[1] if passages else text).strip()
+        return Generation(text=text, model=self.name, verbatim=True)

@@ -13,7 +13,8 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import takewhile
+
+from edgar_rag.rules import MULTIPLIERS, SMALL_NUMBERS, TENS, Spelled, read_number_words
 
 MARKER = re.compile(r"\[\s*(\d+(?:\s*[,\-–]\s*\d+)*)\s*\]")
 """A citation marker: ``[1]``, ``[1, 2]``, ``[1-2]``."""
@@ -52,24 +53,13 @@ _PERCENT_AFTER = re.compile(r"\s?(?i:%|percent\b|per\scent\b)")
 _PERIOD_UNIT = re.compile(r"[\s-](?i:calendar\s|fiscal\s)?(?i:day|week|month|quarter|year)s?\b")
 _WORD = re.compile(r"[A-Za-z]+")
 _GLUED = re.compile(r"-([A-Za-z]+)")
-_WORDS_ONLY = re.compile(r"[A-Za-z][A-Za-z\s,\-]*")
 _SCALE_NOTE = re.compile(r"\(in (thousands|millions|billions)\)", re.IGNORECASE)
 _SCALE_NOTE_AFTER = re.compile(r"\s?\(in (thousands|millions|billions)\)", re.IGNORECASE)
 
-_SMALL = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_DECADES = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_UNITS = {w: i for i, w in enumerate(_SMALL[:10])}
-_BELOW_TWENTY = {w: i for i, w in enumerate(_SMALL) if i > 0}
-_TENS = {w: 10 * i for i, w in enumerate(_DECADES, 2)}
-_MULTIPLIERS = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _ABBREVIATIONS = {"k": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "b": 1e9, "bn": 1e9, "tn": 1e12}
 _SCALE_NOTES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
-_FRACTIONS = {"a half": (0.5, 1), "a quarter": (0.25, 2), "three quarters": (0.75, 2)}
 _NOT_ALONE = frozenset({"one", "a", "an", "and", "half", "quarter", "quarters"})
-_VOCABULARY = frozenset([*_SMALL, *_TENS, *_MULTIPLIERS, *_NOT_ALONE, "hundred", "point"])
+_VOCABULARY = frozenset([*SMALL_NUMBERS, *TENS, *MULTIPLIERS, *_NOT_ALONE, "hundred", "point"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,13 +97,6 @@ class PrintedFigure:
         return (self.figure.value, *self.alternatives)
 
 
-@dataclass(frozen=True, slots=True)
-class _Spelled:
-    raw: float
-    scale: float
-    decimals: int
-
-
 def supports(printed: PrintedFigure, claim: Figure) -> bool:
     """True when ``printed`` is ``claim``'s figure, rounded as the claim wrote it; signs aside."""
     if printed.figure.is_percent != claim.is_percent:
@@ -146,7 +129,7 @@ def _prose_figures(line: str) -> list[PrintedFigure]:
     (None where the sentence does not say which year), so that a prose figure is held to the
     period asked as a table cell is (``$384 million of payments in 2023`` is a 2023 figure)."""
     printed = []
-    for sentence in _PROSE_SENTENCE.split(line):
+    for sentence in PROSE_SENTENCE.split(line):
         years = [m for m in _YEAR_IN_HEADER.finditer(sentence) if not _inside_figure(m, sentence)]
         for figure in find_figures(sentence):
             printed.append(PrintedFigure(figure, (), _year_of(figure, sentence, years), None))
@@ -172,7 +155,8 @@ def _year_of(figure: Figure, sentence: str, years: list[re.Match[str]]) -> str |
 
 
 _GROUPED_RUN = re.compile(r"\d+(?:,\d+)+")
-_PROSE_SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“])")
+PROSE_SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“])")
+"""Where one sentence of a prose line ends and the next begins."""
 _YEAR_AFTER = re.compile(
     r"(?:\s+of\s+[a-z][a-z\s-]{0,30}?)?\s+(?:in|during|for|at the end of)\s+"
     r"(?:(?:fiscal|calendar)\s+(?:year\s+)?|the\s+(?:fiscal\s+)?year\s+)?(?P<year>(?:19|20)\d{2})\b"
@@ -267,7 +251,7 @@ def _digit_figure(match: re.Match[str], text: str, *, years_are_figures: bool) -
             return None
         scale = _ABBREVIATIONS[match["abbr"].lower()]
     elif match["word"]:
-        scale = float(_MULTIPLIERS[match["word"].lower()])
+        scale = float(MULTIPLIERS[match["word"].lower()])
     elif not is_percent and (note := _SCALE_NOTE_AFTER.match(text, match.end())):
         scale = _SCALE_NOTES[note.group(1).lower()]  # "308,030 (in millions)", a row copied out
     bare = scale == 1 and not (is_percent or match["currency"] or match["minus"])
@@ -289,7 +273,7 @@ def _word_figures(text: str) -> list[Figure]:
         while i < len(run):
             for j in range(len(run), i, -1):
                 words = [w.group(0).lower() for w in run[i:j]]
-                spelled = _read_words(words)
+                spelled = read_number_words(words)
                 if spelled is not None and not set(words) <= _NOT_ALONE:
                     figure = _spelled_figure(spelled, text, run[i].start(), run[j - 1].end())
                     if figure is not None:
@@ -320,7 +304,7 @@ def _word_runs(text: str) -> list[list[re.Match[str]]]:
     return runs
 
 
-def _spelled_figure(spelled: _Spelled, text: str, start: int, end: int) -> Figure | None:
+def _spelled_figure(spelled: Spelled, text: str, start: int, end: int) -> Figure | None:
     percent = _PERCENT_AFTER.match(text, end)
     whole = spelled.decimals == 0 and spelled.scale == 1
     if whole and not percent and _PERIOD_UNIT.match(text, end):
@@ -330,102 +314,3 @@ def _spelled_figure(spelled: _Spelled, text: str, start: int, end: int) -> Figur
     return Figure(
         raw * scale, raw, scale, bool(percent), spelled.decimals, text[start:end], start, end
     )
-
-
-def parse_number_words(text: str) -> float | None:
-    """English number words (``two and a half billion``) as a value; None if they don't compose."""
-    if not _WORDS_ONLY.fullmatch(text.strip()):
-        return None
-    spelled = _read_words(re.split(r"[\s,\-]+", text.strip().lower()))
-    return None if spelled is None else spelled.raw * spelled.scale
-
-
-def _read_words(words: list[str]) -> _Spelled | None:
-    groups: list[tuple[int, int]] = []
-    lone = _FRACTIONS.get(" ".join(words[:2]))
-    if lone is not None and words[0] == "a":
-        integer, pos = 0, 2
-        fraction, decimals = lone
-    else:
-        read = _read_integer(words)
-        if read is None:
-            return None
-        integer, groups, pos = read
-        fraction, decimals, pos = _read_fraction(words, pos)
-    scale = 1
-    if pos < len(words) and words[pos] in _MULTIPLIERS and decimals and not groups:
-        scale, pos = _MULTIPLIERS[words[pos]], pos + 1
-    if pos != len(words):
-        return None
-    if scale == 1 and len(groups) == 1 and groups[0][0] == integer and not decimals:
-        return _Spelled(float(groups[0][0] // groups[0][1]), float(groups[0][1]), 0)
-    return _Spelled(integer + fraction, float(scale), decimals)
-
-
-def _read_integer(words: list[str]) -> tuple[int, list[tuple[int, int]], int] | None:
-    """The whole number at the start of ``words``, its (value, multiplier) groups and its end."""
-    if words[:1] == ["zero"]:
-        return 0, [], 1
-    if words[:1] == ["point"]:
-        return 0, [], 0
-    groups: list[tuple[int, int]] = []
-    total, pos, last = 0, 0, math.inf
-    while True:
-        group = _read_group(words, pos)
-        if group is None:
-            break
-        value, pos = group
-        multiplier = _MULTIPLIERS.get(words[pos]) if pos < len(words) else None
-        if multiplier is None:
-            if value >= last:
-                return None
-            return total + value, groups, pos
-        if multiplier >= last:
-            return None
-        total, last, pos = total + value * multiplier, multiplier, pos + 1
-        groups.append((value * multiplier, multiplier))
-        if words[pos : pos + 1] == ["and"] and _read_group(words, pos + 1) is not None:
-            pos += 1
-    return (total, groups, pos) if groups else None
-
-
-def _read_group(words: list[str], pos: int) -> tuple[int, int] | None:
-    """A number under a thousand (``twelve hundred`` too), or the ``a`` of ``a million``."""
-    if words[pos : pos + 1] in (["a"], ["an"]):
-        following = words[pos + 1 : pos + 2]
-        if not following or (following[0] != "hundred" and following[0] not in _MULTIPLIERS):
-            return None
-        value, pos = 1, pos + 1
-    else:
-        below = _read_below_hundred(words, pos)
-        if below is None:
-            return None
-        value, pos = below
-    if words[pos : pos + 1] == ["hundred"]:
-        value, pos = value * 100, pos + 1
-        if words[pos : pos + 1] == ["and"] and _read_below_hundred(words, pos + 1):
-            pos += 1
-        rest = _read_below_hundred(words, pos)
-        if rest is not None:
-            value, pos = value + rest[0], rest[1]
-    return value, pos
-
-
-def _read_below_hundred(words: list[str], pos: int) -> tuple[int, int] | None:
-    word, unit = [*words[pos : pos + 2], "", ""][:2]
-    if word in _TENS and _UNITS.get(unit, 0) > 0:
-        return _TENS[word] + _UNITS[unit], pos + 2
-    value = _TENS.get(word) or _BELOW_TWENTY.get(word)
-    return None if value is None else (value, pos + 1)
-
-
-def _read_fraction(words: list[str], pos: int) -> tuple[float, int, int]:
-    """``point five``, ``and a half``: the fraction, its decimals and where it ends."""
-    if words[pos : pos + 1] == ["point"]:
-        digits = "".join(str(_UNITS[w]) for w in takewhile(_UNITS.__contains__, words[pos + 1 :]))
-        if digits:
-            return float("0." + digits), len(digits), pos + 1 + len(digits)
-    known = _FRACTIONS.get(" ".join(words[pos + 1 : pos + 3]))
-    if words[pos : pos + 1] == ["and"] and known is not None:
-        return known[0], known[1], pos + 3
-    return 0.0, 0, pos

@@ -8,25 +8,27 @@ is in docs/performance.md). Written to docs/ingest.md and docs/ingest.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
-from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from edgar_rag.compose import build_company_list
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import Outcome, index_filings
+from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.markdown import table
 
 
 def ingest_corpus(corpus: Path) -> dict[str, Any]:
     sources = find_local_filings([corpus], build_company_list())
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as folder:
-        index = SqliteIndex(Path(folder) / "corpus.db")
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        closing(SqliteIndex(Path(folder) / "corpus.db")) as index,
+    ):
         for result in index_filings(sources, index, HashingEmbedder()):
             meta = result.meta
             rows.append(
@@ -44,7 +46,6 @@ def ingest_corpus(corpus: Path) -> dict[str, Any]:
                 }
             )
         items = {(s.ticker or s.company, s.fiscal_year): s.items for s in index.filings()}
-        index.close()
     for row in rows:
         row["items"] = items.get((row["ticker"] or row["company"], row["fiscal_year"]), 0)
     return {"files": len(sources), "results": rows}
@@ -56,36 +57,48 @@ def render(report: dict[str, Any]) -> str:
     lines = [
         "# Ingesting the whole corpus",
         "",
-        "Written by `make corpus` (`python -m edgar_rag.bench.corpus`) from `docs/ingest.json`: "
+        "Written by `make corpus` (`edgar-rag dev bench corpus`) from `docs/ingest.json`: "
         "every file under `../shared/corpus` through the ingest loop of `edgar-rag ingest` "
         "(hashing embedder: the embedding's cost is measured in docs/performance.md).",
         "",
         f"{report['files']} files: " + ", ".join(f"{v} {k}" for k, v in counts.items() if v) + ".",
         "",
-        "| file | outcome | company | FY | format | Items | chunks | facts | years reported |",
-        "| --- | --- | --- | ---: | --- | ---: | ---: | ---: | --- |",
     ]
+    rows = []
     for r in results:
         years = f"{r['years_reported'][0]}-{r['years_reported'][-1]}" if r["years_reported"] else ""
         outcome = r["outcome"] if not r["reason"] else f"{r['outcome']}: {r['reason']}"
-        lines.append(
-            f"| {r['source']} | {outcome} | {r['company'] or ''} | {r['fiscal_year'] or ''} | "
-            f"{r['format'] or ''} | {r['items']} | {r['chunks']} | {r['facts']} | {years} |"
+        rows.append(
+            [
+                r["source"],
+                outcome,
+                r["company"] or "",
+                r["fiscal_year"] or "",
+                r["format"] or "",
+                r["items"],
+                r["chunks"],
+                r["facts"],
+                years,
+            ]
         )
+    header = [
+        "file",
+        "outcome",
+        "company",
+        "FY",
+        "format",
+        "Items",
+        "chunks",
+        "facts",
+        "years reported",
+    ]
+    lines += table(header, rows, align="lllrlrrrl")
     lines.append("")
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Ingest the whole corpus; write docs/ingest.*")
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    parser.add_argument("--out", type=Path, default=Path("docs/ingest.json"))
-    args = parser.parse_args(argv)
-    report = ingest_corpus(args.corpus)
-    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    args.out.with_suffix(".md").write_text(render(report), encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+def write_corpus_report(corpus: Path, out: Path) -> None:
+    """Ingest the whole corpus into ``out`` (JSON) and its Markdown page beside it."""
+    report = ingest_corpus(corpus)
+    out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    out.with_suffix(".md").write_text(render(report), encoding="utf-8")

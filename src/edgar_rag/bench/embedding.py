@@ -7,7 +7,6 @@ after a warm-up that keeps model loading out of the timings; each speed is the m
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import time
@@ -140,33 +139,28 @@ def top_k(queries: Vectors, texts: Vectors, k: int) -> npt.NDArray[np.intp]:
     return np.argsort(-scores, axis=1, kind="stable")[:, :k]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--texts", type=Path, required=True, help="JSON list of passage texts")
-    parser.add_argument("--queries", type=Path, required=True, help="JSON list of queries")
-    parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--slice", type=int, default=100, help="texts per turn")
-    parser.add_argument("--limit", type=int, default=None, help="use only the first N texts")
-    parser.add_argument("--batch-size", type=int, default=16, help="of the ONNX candidate")
-    parser.add_argument("--int8", action="store_true", help="quantize the ONNX candidate")
-    parser.add_argument("--cache-dir", type=Path, default=None, help="where the ONNX model lives")
-    args = parser.parse_args(argv)
-    texts = _read_strings(args.texts)[: args.limit]
-    queries = _read_strings(args.queries)
-    cache_dir = args.cache_dir or load_settings().model_dir / "embedders"
-    candidate = OnnxMiniLMEmbedder(cache_dir, batch_size=args.batch_size, quantize=args.int8)
-    comparison = compare_embedders(
-        texts,
-        queries,
-        MiniLMEmbedder(),
-        candidate,
-        args.k,
-        rounds=args.rounds,
-        slice_texts=args.slice,
+def compare_files(
+    texts_path: Path,
+    queries_path: Path,
+    *,
+    k: int,
+    rounds: int,
+    slice_texts: int,
+    limit: int | None,
+    batch_size: int,
+    int8: bool,
+    cache_dir: Path | None,
+) -> EmbeddingComparison:
+    """The ONNX candidate (``batch_size`` texts a batch, ``int8`` quantized, its model under
+    ``cache_dir`` or the settings' model directory) against plain ``encode`` on the texts and
+    queries of two JSON lists, only the first ``limit`` texts when given."""
+    texts = _read_strings(texts_path)[:limit]
+    queries = _read_strings(queries_path)
+    cache_dir = cache_dir or load_settings().model_dir / "embedders"
+    candidate = OnnxMiniLMEmbedder(cache_dir, batch_size=batch_size, quantize=int8)
+    return compare_embedders(
+        texts, queries, MiniLMEmbedder(), candidate, k, rounds=rounds, slice_texts=slice_texts
     )
-    print(comparison.describe())
-    return 0
 
 
 def _read_strings(path: Path) -> list[str]:
@@ -174,7 +168,3 @@ def _read_strings(path: Path) -> list[str]:
     if not isinstance(loaded, list) or not all(isinstance(item, str) for item in loaded):
         raise SystemExit(f"{path}: expected a JSON list of strings")
     return loaded
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

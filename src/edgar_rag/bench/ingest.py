@@ -9,14 +9,13 @@ same run. Machines here are shared, so ratios measured side by side matter more 
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import resource
 import tempfile
 import time
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -28,8 +27,9 @@ from edgar_rag.domain import Embedder, FilingStore, ParsedFiling, RawFiling
 from edgar_rag.index.embedders import MiniLMEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.postgres import PostgresIndex, create_database
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import embedding_text
+from edgar_rag.ingest.indexer import embedding_text
 from edgar_rag.ingest.pipeline import chunk_filing, read_filing
+from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 
 SUBSET = ("AAPL-2025", "NVDA-2025", "JNJ-2024", "TSLA-2024", "WFC-2024")
@@ -72,9 +72,11 @@ def time_stages(
     times, parsed_all, memory = [], [], {"start_mib": _rss_mib()}
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        sqlite = SqliteIndex(folder / "bench.db")
+        sqlite = stack.enter_context(closing(SqliteIndex(folder / "bench.db")))
         sqlite.ensure_embedder(embedder.identity)
-        postgres = PostgresIndex(postgres_url) if postgres_url else None
+        postgres = (
+            stack.enter_context(closing(PostgresIndex(postgres_url))) if postgres_url else None
+        )
         if postgres is not None:
             postgres.ensure_embedder(embedder.identity)
         for key in SUBSET:
@@ -105,9 +107,6 @@ def time_stages(
             parsed_all.append(parsed)
         sqlite_bytes = Path(sqlite.path).stat().st_size
         memory["sqlite_bytes_per_chunk"] = sqlite_bytes / sum(t.chunks for t in times)
-        sqlite.close()
-        if postgres is not None:
-            postgres.close()
     return times, parsed_all, memory
 
 
@@ -145,14 +144,14 @@ def search_latency(
         for q in questions
     }
     corpus = index.resolve_scope()
-    searcher.search("warm up", corpus, 5)
+    searcher.search(read_question("warm up"), corpus, 5)
     scoped, wide = [], []
     for q in questions:
         started = time.perf_counter()
-        searcher.search(q["question"], scopes[(q["ticker"], q["fiscal_year"])], 5)
+        searcher.search(read_question(q["question"]), scopes[(q["ticker"], q["fiscal_year"])], 5)
         scoped.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        searcher.search(q["question"], corpus, 5)
+        searcher.search(read_question(q["question"]), corpus, 5)
         wide.append((time.perf_counter() - started) * 1000)
     return {"queries": len(questions), "scoped": _percentiles(scoped), "corpus": _percentiles(wide)}
 
@@ -182,15 +181,13 @@ def run(corpus: Path, index_path: Path, cache: Path) -> dict[str, Any]:
         corpus_url = create_database(server, "bench_corpus")
         stages, parsed, memory = time_stages(corpus, embedder, stages_url)
         comparison = embedding_comparison(parsed, cache)
-        sqlite = SqliteIndex(index_path)
+        sqlite = stack.enter_context(closing(SqliteIndex(index_path)))
         latency = {"sqlite": search_latency(sqlite, embedder, questions)}
         memory["search_process_mib"] = _rss_mib()
-        postgres = PostgresIndex(corpus_url)
+        postgres = stack.enter_context(closing(PostgresIndex(corpus_url)))
         copy_index(sqlite, postgres)
         latency["postgres"] = search_latency(postgres, embedder, questions)
         counts = sqlite.counts()
-        postgres.close()
-        sqlite.close()
     return {
         "subset": list(SUBSET),
         "stages": [asdict(s) for s in stages],
@@ -202,23 +199,13 @@ def run(corpus: Path, index_path: Path, cache: Path) -> dict[str, Any]:
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Measure ingest and search; write the docs.")
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    parser.add_argument("--index", type=Path, default=Path("build/corpus.db"))
-    parser.add_argument("--cache", type=Path, default=Path("build/cache/embedders"))
-    parser.add_argument("--out", type=Path, default=Path("docs/performance.json"))
-    args = parser.parse_args(argv)
-    results = run(args.corpus, args.index, args.cache)
-    if args.out.exists():  # keep what `make bench-load` wrote there
-        results = json.loads(args.out.read_text(encoding="utf-8")) | results
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+def measure_ingest(corpus: Path, index: Path, cache: Path, out: Path) -> None:
+    """Measure ingest and search into ``out`` (keeping what else it holds), then its page."""
+    results = run(corpus, index, cache)
+    if out.exists():  # keep what `make bench-load` wrote there
+        results = json.loads(out.read_text(encoding="utf-8")) | results
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     from edgar_rag.bench.report import write_performance  # noqa: PLC0415
 
-    write_performance(args.out)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    write_performance(out)

@@ -6,7 +6,6 @@ writes a Markdown report and the same results as JSON next to it.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import itertools
 import json
@@ -23,6 +22,7 @@ from edgar_rag.domain import RawFiling
 from edgar_rag.errors import ParseError
 from edgar_rag.ingest.items import ITEM_ORDER, ITEMS, is_cross_reference
 from edgar_rag.ingest.pipeline import ingest_filing
+from edgar_rag.markdown import table
 
 EXPECTED = tuple(ITEMS)
 RISK_FACTORS_MIN_CHARS = 2000
@@ -297,16 +297,15 @@ def render_markdown(
         "headings that rise in Item order (so it is in order by construction), except for a "
         "filing laid out by a cross-reference index, whose Items follow its pages.",
         "",
-        "Rebuild: `python -m edgar_rag.bench.items --corpus ../shared/corpus --out docs/items.md` "
+        "Rebuild: `edgar-rag dev bench items --corpus ../shared/corpus --out docs/items.md` "
         "(also writes `docs/items.json`).",
         "",
         "## Summary",
         "",
-        "| | ours | edgartools |",
-        "|---|---:|---:|",
-        *(
-            f"| {label} | {getattr(ours, at)} | {getattr(theirs, at)} |"
-            for label, at in _SUMMARY_ROWS
+        *table(
+            ["", "ours", "edgartools"],
+            [[label, getattr(ours, at), getattr(theirs, at)] for label, at in _SUMMARY_ROWS],
+            align="lrr",
         ),
         "",
         "## Choice",
@@ -326,34 +325,39 @@ def render_markdown(
 
 
 def _filing_table(results: Sequence[FilingResult], parser: str) -> list[str]:
-    keys = " | ".join(f"Item {key}" for key in KEY_ITEMS)
-    rows = [
-        f"| ticker | FY | found | in order | missing | cross-reference only | implausible | {keys} "
-        "| found twice | seconds |",
-        "|---|---|---:|---|---|---|---|" + "---:|" * len(KEY_ITEMS) + "---|---:|",
-    ]
+    header = ["ticker", "FY", "found", "in order", "missing", "cross-reference only"]
+    header += ["implausible", *(f"Item {key}" for key in KEY_ITEMS), "found twice", "seconds"]
+    rows = []
     for result in results:
         run, score = result.runs[parser], result.scores[parser]
         length = {item.key: item.length_chars for item in run.items}
         in_order = {True: "yes", False: "no", None: "n/a"}[score.in_order]
         missing = ", ".join(score.missing) if run.error is None else f"error: {run.error}"
-        lengths = " | ".join(str(length.get(key, "")) for key in KEY_ITEMS)
         rows.append(
-            f"| {result.ticker} | {result.fiscal_year} | {score.found}/{len(EXPECTED)} "
-            f"| {in_order} | {missing} | {', '.join(score.cross_reference)} "
-            f"| {', '.join(score.implausible)} "
-            f"| {lengths} | {', '.join(run.duplicates)} | {run.seconds:.2f} |"
+            [
+                result.ticker,
+                result.fiscal_year,
+                f"{score.found}/{len(EXPECTED)}",
+                in_order,
+                missing,
+                ", ".join(score.cross_reference),
+                ", ".join(score.implausible),
+                *(length.get(key, "") for key in KEY_ITEMS),
+                ", ".join(run.duplicates),
+                f"{run.seconds:.2f}",
+            ]
         )
-    return rows
+    return table(header, rows, align="llrllll" + "r" * len(KEY_ITEMS) + "lr")
 
 
 def _lengths(results: Sequence[FilingResult], parser: str) -> list[str]:
-    rows = ["| ticker | FY | " + " | ".join(EXPECTED) + " |", "|---|---|" + "---:|" * len(EXPECTED)]
+    rows = []
     for result in results:
         lengths = {item.key: item.length_chars for item in result.runs[parser].items}
-        cells = " | ".join(str(lengths.get(key, "")) for key in EXPECTED)
-        rows.append(f"| {result.ticker} | {result.fiscal_year} | {cells} |")
-    return rows
+        rows.append(
+            [result.ticker, result.fiscal_year, *(lengths.get(key, "") for key in EXPECTED)]
+        )
+    return table(["ticker", "FY", *EXPECTED], rows, align="ll" + "r" * len(EXPECTED))
 
 
 def load_report(path: Path) -> tuple[list[FilingResult], dict[str, Summary], str]:
@@ -385,30 +389,24 @@ def _tuples(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    arguments = argparse.ArgumentParser(description="Item segmentation: ours against edgartools.")
-    arguments.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    arguments.add_argument("--out", type=Path, default=Path("docs/items.md"))
-    options = arguments.parse_args(argv)
-    results = run_corpus(options.corpus)
+def compare_items(corpus: Path, out: Path) -> str:
+    """Segment the corpus with both parsers into ``out`` (Markdown) and its JSON beside it;
+    returns the choice between them."""
+    results = run_corpus(corpus)
     summaries = {
         parser: summarise([r.runs[parser] for r in results], [r.scores[parser] for r in results])
         for parser in PARSERS
     }
     choice = choose(summaries["ours"], summaries["edgartools"], differing_filings(results))
     report = {
-        "corpus": str(options.corpus),
+        "corpus": str(corpus),
         "edgartools_version": version("edgartools"),
         "expected_items": list(EXPECTED),
         "summary": {parser: asdict(summary) for parser, summary in summaries.items()},
         "choice": choice,
         "filings": [asdict(result) for result in results],
     }
-    options.out.parent.mkdir(parents=True, exist_ok=True)
-    options.out.write_text(render_markdown(results, summaries, str(options.corpus)), "utf-8")
-    options.out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n", "utf-8")
-    print(choice)
-
-
-if __name__ == "__main__":
-    main()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_markdown(results, summaries, str(corpus)), "utf-8")
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n", "utf-8")
+    return choice

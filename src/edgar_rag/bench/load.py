@@ -17,7 +17,6 @@ The rest of docs/performance.json (``make bench``) is kept as it is.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -27,7 +26,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -98,8 +97,7 @@ def prepare_tape(settings: Settings, questions: Sequence[Question] = QUESTIONS) 
     settings' generator; the recorded generation seconds of each question (0: declined before
     the model)."""
     assert settings.tape is not None
-    index = open_index(settings)
-    try:
+    with closing(open_index(settings)) as index:
         # Its generator is replaced by the tape's; echo keeps the local model unloaded.
         plain = settings.model_copy(update={"tape_mode": "off", "generator": "echo"})
         replayer = build_answerer(plain, index)
@@ -114,8 +112,6 @@ def prepare_tape(settings: Settings, questions: Sequence[Question] = QUESTIONS) 
         if held is None:
             raise RuntimeError(f"{settings.tape} still lacks a prompt after recording")
         return held
-    finally:
-        index.close()
 
 
 def _recorded_seconds(
@@ -232,26 +228,14 @@ def run(index: Path, model_dir: Path, tape: Path, seconds: float) -> dict[str, A
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Load the HTTP service; add it to the docs.")
-    parser.add_argument("--index", type=Path, default=Path("build/corpus.db"))
-    parser.add_argument("--model-dir", type=Path, default=Path("build/cache"))
-    parser.add_argument("--tape", type=Path, default=Path("build/bench/load-tape.jsonl"))
-    parser.add_argument("--seconds", type=float, default=8.0, help="per endpoint and clients")
-    parser.add_argument("--out", type=Path, default=Path("docs/performance.json"))
-    args = parser.parse_args(argv)
-    data = json.loads(args.out.read_text(encoding="utf-8"))
+def measure_load(index: Path, model_dir: Path, tape: Path, out: Path, *, seconds: float) -> None:
+    """Load the service into the ``load`` entry of ``out`` (which the rest of the bench wrote),
+    then its page; ``seconds`` per endpoint and number of clients."""
+    data = json.loads(out.read_text(encoding="utf-8"))
     if "stages" not in data:
-        raise SystemExit(f"{args.out} lacks the rest of the bench: run `make bench` first")
-    data["load"] = run(
-        args.index.resolve(), args.model_dir.resolve(), args.tape.resolve(), args.seconds
-    )
-    args.out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        raise SystemExit(f"{out} lacks the rest of the bench: run `make bench` first")
+    data["load"] = run(index.resolve(), model_dir.resolve(), tape.resolve(), seconds)
+    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     from edgar_rag.bench.report import write_performance  # noqa: PLC0415
 
-    write_performance(args.out)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    write_performance(out)

@@ -13,7 +13,6 @@ the rest of that file is kept as it is.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -200,37 +199,28 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index", type=Path, default=Path("build/corpus.db"))
-    parser.add_argument("--model-dir", type=Path, default=Path.home() / ".cache" / "edgar-rag")
-    parser.add_argument("--prompts", type=int, default=8, help="dev prompts per configuration")
-    parser.add_argument("--every", type=int, default=1, help="ask every Nth dev question")
-    parser.add_argument("--skip-asks", action="store_true", help="measure the configurations only")
-    parser.add_argument("--out", type=Path, default=Path("docs/performance.json"))
-    args = parser.parse_args(argv)
-    data = json.loads(args.out.read_text(encoding="utf-8"))
-    model = assemble_model(args.model_dir)
+def measure_model(
+    index: Path, model_dir: Path, out: Path, *, prompts: int, every: int, skip_asks: bool
+) -> None:
+    """Measure the configurations (and, unless ``skip_asks``, ``edgar-rag ask`` cold and warm
+    on every ``every``-th dev question) into the ``model`` entry of ``out``, then its page."""
+    data = json.loads(out.read_text(encoding="utf-8"))
+    model = assemble_model(model_dir)
     threads = os.cpu_count() or 1
     entry: dict[str, Any] = dict(data.get("model") or {})
     entry |= {
         "cpu_flags": cpu_flags(),
         "threads": threads,
-        "configs": measure_configs(model, tape_prompts(args.prompts), threads),
+        "configs": measure_configs(model, tape_prompts(prompts), threads),
     }
-    if not args.skip_asks:
-        if not args.index.is_file():
-            raise SystemExit(f"{args.index} is missing: run `make build/corpus.db` first")
-        entry["ask"] = measure_asks(args.index, args.model_dir, threads, args.every)
+    if not skip_asks:
+        if not index.is_file():
+            raise SystemExit(f"{index} is missing: run `make build/corpus.db` first")
+        entry["ask"] = measure_asks(index, model_dir, threads, every)
         entry["ask_of"] = len(dev_questions())
-        entry["ask_every"] = args.every
+        entry["ask_every"] = every
     data["model"] = entry
-    args.out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     from edgar_rag.bench.report import write_performance  # noqa: PLC0415
 
-    write_performance(args.out)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    write_performance(out)

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from edgar_rag.markdown import table
+
 EDGAR_10K_PER_YEAR = 7_000
 """About how many 10-K filings EDGAR receives a year (order of magnitude, for the projection)."""
 YEARS_OF_EDGAR = 30
@@ -28,38 +30,42 @@ def _stage_totals(data: dict[str, Any]) -> dict[str, float]:
 
 
 def render_performance(data: dict[str, Any]) -> str:
-    totals = _stage_totals(data)
-    chunks = totals["chunks"]
     corpus_chunks = data["corpus_counts"]["chunks"]
     lines = [
         "# Performance",
         "",
-        "Written by `make bench` (`python -m edgar_rag.bench.ingest`) on a 2-core machine that",
+        "Written by `make bench` (`edgar-rag dev bench ingest`) on a 2-core machine that",
         "other work shares; compare the ratios measured side by side in one run, not seconds",
         "across runs. Every number below comes from `docs/performance.json`.",
         "",
-        f"## Ingest, per stage, on {len(data['stages'])} filings ({', '.join(data['subset'])})",
-        "",
-        "| filing | MiB | chunks | facts | parse s | chunk s | embed s | store SQLite s "
-        "| store PostgreSQL s |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        *_ingest_stages(data),
+        *_embedding_comparison(data),
+        *_search_latency(data),
     ]
-    for s in data["stages"]:
-        postgres = f"{s['store_postgres_s']:.2f}" if s["store_postgres_s"] is not None else "-"
-        lines.append(
-            f"| {s['filing']} | {s['bytes'] / 2**20:.2f} | {s['chunks']} | {s['facts']} | "
-            f"{s['parse_s']:.2f} | {s['chunk_s']:.3f} | {s['embed_s']:.1f} | "
-            f"{s['store_sqlite_s']:.2f} | {postgres} |"
-        )
+    if "load" in data:
+        lines += render_load(data["load"], data["corpus_filings"], corpus_chunks)
+    if "model" in data:
+        lines += render_model(data["model"])
+    return "\n".join(lines)
+
+
+def _ingest_stages(data: dict[str, Any]) -> list[str]:
+    """Each filing's seconds per stage and their sum, then what the sum means for the corpus."""
+    totals = _stage_totals(data)
+    chunks = totals["chunks"]
+    corpus_chunks = data["corpus_counts"]["chunks"]
+    rows = [_stage_cells(s["filing"], s, s["facts"]) for s in data["stages"]]
+    rows.append(_stage_cells("all", totals, ""))
+    header = ["filing", "MiB", "chunks", "facts", "parse s", "chunk s", "embed s"]
     rate = {key: chunks / totals[key] for key in ("parse_s", "chunk_s", "embed_s")}
     per_chunk_s = (
         sum(totals[k] for k in ("parse_s", "chunk_s", "embed_s", "store_sqlite_s")) / chunks
     )
     memory = data["memory"]
-    lines += [
-        f"| all | {totals['bytes'] / 2**20:.2f} | {chunks} | | {totals['parse_s']:.2f} | "
-        f"{totals['chunk_s']:.3f} | {totals['embed_s']:.1f} | {totals['store_sqlite_s']:.2f} | "
-        f"{totals['store_postgres_s']:.2f} |",
+    return [
+        f"## Ingest, per stage, on {len(data['stages'])} filings ({', '.join(data['subset'])})",
+        "",
+        *table([*header, "store SQLite s", "store PostgreSQL s"], rows, align="l" + "r" * 8),
         "",
         f"- Chunks per second: parse {rate['parse_s']:.0f}, chunk {rate['chunk_s']:.0f}, "
         f"embed {rate['embed_s']:.1f}. Embedding is the cost: "
@@ -71,41 +77,85 @@ def render_performance(data: dict[str, Any]) -> str:
         f"after parsing, {memory['after_embed_mib']:.0f} MiB after embedding; the SQLite index "
         f"takes {memory['sqlite_bytes_per_chunk'] / 1024:.1f} KiB per chunk on disk.",
         "",
+    ]
+
+
+def _stage_cells(name: str, stage: dict[str, Any], facts: object) -> list[object]:
+    postgres = stage["store_postgres_s"]
+    return [
+        name,
+        f"{stage['bytes'] / 2**20:.2f}",
+        stage["chunks"],
+        facts,
+        f"{stage['parse_s']:.2f}",
+        f"{stage['chunk_s']:.3f}",
+        f"{stage['embed_s']:.1f}",
+        f"{stage['store_sqlite_s']:.2f}",
+        f"{postgres:.2f}" if postgres is not None else "-",
+    ]
+
+
+def _embedding_comparison(data: dict[str, Any]) -> list[str]:
+    return [
         "## Embedding: ours against a plain `SentenceTransformer.encode`, same chunks, same run",
         "",
-        "| embedder | chunks | plain encode chunks/s | ours chunks/s | speed-up | cosine to "
-        "plain (mean / min) | same top-5 | top-5 overlap |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for name, row in data["embedding"].items():
-        lines.append(
-            f"| {name} | {row['texts']} | {row['baseline_texts_per_s']:.1f} | "
-            f"{row['candidate_texts_per_s']:.1f} | {row['speedup']:.2f}x | "
-            f"{row['cosine_mean']:.4f} / {row['cosine_min']:.4f} | "
-            f"{row['same_top_k_share']:.0%} of {row['queries']} queries | "
-            f"{row['top_k_overlap_mean']:.3f} |"
-        )
-    search = data["search"]
-    lines += [
+        *table(
+            [
+                "embedder",
+                "chunks",
+                "plain encode chunks/s",
+                "ours chunks/s",
+                "speed-up",
+                "cosine to plain (mean / min)",
+                "same top-5",
+                "top-5 overlap",
+            ],
+            [
+                [
+                    name,
+                    row["texts"],
+                    f"{row['baseline_texts_per_s']:.1f}",
+                    f"{row['candidate_texts_per_s']:.1f}",
+                    f"{row['speedup']:.2f}x",
+                    f"{row['cosine_mean']:.4f} / {row['cosine_min']:.4f}",
+                    f"{row['same_top_k_share']:.0%} of {row['queries']} queries",
+                    f"{row['top_k_overlap_mean']:.3f}",
+                ]
+                for name, row in data["embedding"].items()
+            ],
+            align="l" + "r" * 7,
+        ),
         "",
         "The default embedder is `onnx-fp32`: all-MiniLM-L6-v2 exported to ONNX with attention "
         "fused, run by ONNX Runtime on length-sorted batches. It gives the plain model's vectors, "
         "so its top-5 results are the plain model's; int8 is faster but moves results, so it is "
         "opt-in (`EDGAR_RAG_EMBEDDER=minilm-int8`).",
         "",
+    ]
+
+
+def _search_latency(data: dict[str, Any]) -> list[str]:
+    search, memory = data["search"], data["memory"]
+    corpus_chunks = data["corpus_counts"]["chunks"]
+    return [
         f"## Search latency (embed + search + fuse), whole corpus indexed ({corpus_chunks} "
         f"chunks), {search['sqlite']['queries']} questions",
         "",
-        "| store | scoped P50 ms | scoped P95 ms | corpus-wide P50 ms | corpus-wide P95 ms |",
-        "| --- | ---: | ---: | ---: | ---: |",
-    ]
-    for store in ("sqlite", "postgres"):
-        row = search[store]
-        lines.append(
-            f"| {store} | {row['scoped']['p50_ms']} | {row['scoped']['p95_ms']} | "
-            f"{row['corpus']['p50_ms']} | {row['corpus']['p95_ms']} |"
-        )
-    lines += [
+        *table(
+            ["store", "scoped P50 ms", "scoped P95 ms", "corpus-wide P50 ms", "corpus-wide P95 ms"],
+            [
+                [
+                    store,
+                    *(
+                        search[store][where][key]
+                        for where in ("scoped", "corpus")
+                        for key in ("p50_ms", "p95_ms")
+                    ),
+                ]
+                for store in ("sqlite", "postgres")
+            ],
+            align="lrrrr",
+        ),
         "",
         f"Memory: corpus-wide search holds the vector matrix in memory, {corpus_chunks} x 384 "
         f"float32 = {corpus_chunks * 384 * 4 / 2**20:.0f} MiB; the benchmark process as a whole, "
@@ -113,11 +163,6 @@ def render_performance(data: dict[str, Any]) -> str:
         f"{memory['search_process_mib']:.0f} MiB RSS.",
         "",
     ]
-    if "load" in data:
-        lines += render_load(data["load"], data["corpus_filings"], corpus_chunks)
-    if "model" in data:
-        lines += render_model(data["model"])
-    return "\n".join(lines)
 
 
 def _share(every: int, total: int) -> str:
@@ -134,24 +179,39 @@ def render_model(model: dict[str, Any]) -> list[str]:
     lines = [
         "## The local model process: load parameters side by side",
         "",
-        f"Written by `make bench-model` (`python -m edgar_rag.bench.model`) on this CPU ({flags}; "
+        f"Written by `make bench-model` (`edgar-rag dev bench model`) on this CPU ({flags}; "
         f"{model['threads']} threads): one model process per configuration, all running at "
         f"once, asked the same {default['requests']} golden dev prompts in turn; tokens per "
         "second are llama.cpp's own counters (prompt tokens counted are those evaluated, after "
         "the reused prefix).",
         "",
-        "| configuration | load s | prompt tok/s | generated tok/s | request P50 s | vs first: "
-        "prompt | vs first: generated | same text as first |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        *table(
+            [
+                "configuration",
+                "load s",
+                "prompt tok/s",
+                "generated tok/s",
+                "request P50 s",
+                "vs first: prompt",
+                "vs first: generated",
+                "same text as first",
+            ],
+            [
+                [
+                    name,
+                    f"{row['load_s']:.2f}",
+                    f"{row['prompt_tok_s']:.1f}",
+                    f"{row['generate_tok_s']:.1f}",
+                    f"{row['request_s_p50']:.2f}",
+                    f"{row['prompt_tok_s'] / default['prompt_tok_s']:.2f}x",
+                    f"{row['generate_tok_s'] / default['generate_tok_s']:.2f}x",
+                    f"{row['same_text_as_default']} of {row['requests']}",
+                ]
+                for name, row in configs.items()
+            ],
+            align="l" + "r" * 7,
+        ),
     ]
-    for name, row in configs.items():
-        lines.append(
-            f"| {name} | {row['load_s']:.2f} | {row['prompt_tok_s']:.1f} | "
-            f"{row['generate_tok_s']:.1f} | {row['request_s_p50']:.2f} | "
-            f"{row['prompt_tok_s'] / default['prompt_tok_s']:.2f}x | "
-            f"{row['generate_tok_s'] / default['generate_tok_s']:.2f}x | "
-            f"{row['same_text_as_default']} of {row['requests']} |"
-        )
     fastest = min(configs, key=lambda name: configs[name]["request_s_p50"])
     lines += [
         "",
@@ -176,16 +236,22 @@ def render_model(model: dict[str, Any]) -> list[str]:
             "--json` process timed from the shell: *cold* with no model process (each call "
             "starts one, and it loads the model), *warm* with the model process running.",
             "",
-            "| model process | questions | failed | P50 s | P95 s |",
-            "| --- | ---: | ---: | ---: | ---: |",
+            *table(
+                ["model process", "questions", "failed", "P50 s", "P95 s"],
+                [
+                    [
+                        mode,
+                        ask[mode]["questions"],
+                        ask[mode]["failed"],
+                        f"{ask[mode]['p50_s']:.2f}",
+                        f"{ask[mode]['p95_s']:.2f}",
+                    ]
+                    for mode in ("cold", "warm")
+                ],
+                align="lrrrr",
+            ),
+            "",
         ]
-        for mode in ("cold", "warm"):
-            row = ask[mode]
-            lines.append(
-                f"| {mode} | {row['questions']} | {row['failed']} | {row['p50_s']:.2f} | "
-                f"{row['p95_s']:.2f} |"
-            )
-        lines.append("")
     return lines
 
 
@@ -200,7 +266,7 @@ def render_load(load: dict[str, Any], filings: int, chunks: int) -> list[str]:
     lines = [
         "## The HTTP service under load",
         "",
-        "Written by `make bench-load` (`python -m edgar_rag.bench.load`; `make bench` runs it "
+        "Written by `make bench-load` (`edgar-rag dev bench load`; `make bench` runs it "
         f"too). `edgar-rag serve` runs in its own process on loopback over the whole corpus "
         f"({filings} filings, {chunks} chunks, SQLite, onnx-fp32 embedder). The clients run in "
         "the benchmark's process (one asyncio loop, httpx), on the same "
@@ -219,15 +285,35 @@ def render_load(load: dict[str, Any], filings: int, chunks: int) -> list[str]:
         f"{load['load_average_1m_at_start']} when the run began and "
         f"{load['load_average_1m_at_end']} when it ended, so compare rows of one run.",
         "",
-        "| endpoint | clients | requests | 200 | 503 | other | requests/s | P50 ms | P95 ms |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        *table(
+            [
+                "endpoint",
+                "clients",
+                "requests",
+                "200",
+                "503",
+                "other",
+                "requests/s",
+                "P50 ms",
+                "P95 ms",
+            ],
+            [
+                [
+                    f"`{row['endpoint']}`",
+                    row["clients"],
+                    row["requests"],
+                    row["ok"],
+                    row["busy"],
+                    row["other"],
+                    f"{row['requests_per_s']:.1f}",
+                    _ms(row["p50_ms"]),
+                    _ms(row["p95_ms"]),
+                ]
+                for row in load["levels"]
+            ],
+            align="l" + "r" * 8,
+        ),
     ]
-    for row in load["levels"]:
-        lines.append(
-            f"| `{row['endpoint']}` | {row['clients']} | {row['requests']} | {row['ok']} | "
-            f"{row['busy']} | {row['other']} | {row['requests_per_s']:.1f} | "
-            f"{_ms(row['p50_ms'])} | {_ms(row['p95_ms'])} |"
-        )
     lines += _saturation_lines(load["saturation"])
     return lines
 
@@ -251,10 +337,8 @@ def _saturation_lines(saturation: dict[str, Any]) -> list[str]:
         f"{saturation['one_at_a_time_per_round']} `/ask` and as many `/search` one at a time. "
         "The time to the 503 is from sending the request to the whole reply.",
         "",
-        "| while the slot was held | requests | replies | 503 with Retry-After | "
-        "P50 ms | P95 ms | max ms |",
-        "| --- | ---: | --- | ---: | ---: | ---: | ---: |",
     ]
+    rows = []
     for label, key in (
         (f"`/ask`, {saturation['burst']} at once", "ask_at_once"),
         ("`/ask`, one at a time", "ask_one_at_a_time"),
@@ -264,10 +348,17 @@ def _saturation_lines(saturation: dict[str, Any]) -> list[str]:
     ):
         row = saturation[key]
         replies = ", ".join(f"{count} x {status}" for status, count in row["statuses"].items())
-        lines.append(
-            f"| {label} | {row['requests']} | {replies} | {row['busy_with_retry_after']} | "
-            f"{_ms(row['p50_ms'])} | {_ms(row['p95_ms'])} | {_ms(row['max_ms'])} |"
+        rows.append(
+            [
+                label,
+                row["requests"],
+                replies,
+                row["busy_with_retry_after"],
+                *(_ms(row[key]) for key in ("p50_ms", "p95_ms", "max_ms")),
+            ]
         )
+    header = ["while the slot was held", "requests", "replies", "503 with Retry-After"]
+    lines += table([*header, "P50 ms", "P95 ms", "max ms"], rows, align="lrlrrrr")
     lines += [
         "",
         f"Retry-After said {', '.join(retry[0])} s in the first round (no generation had "
@@ -306,13 +397,29 @@ def render_scaling(data: dict[str, Any]) -> str:
             "",
             f"## One filing, measured here (mean of {filings})",
             "",
-            "| parse s | chunk s | embed s | store SQLite s | store PostgreSQL s | chunks | "
-            "KiB stored per chunk |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-            f"| {per_filing['parse_s']:.2f} | {per_filing['chunk_s']:.3f} | "
-            f"{per_filing['embed_s']:.1f} | {per_filing['store_sqlite_s']:.2f} | "
-            f"{per_filing['store_postgres_s']:.2f} | {chunks_per_filing:.0f} | "
-            f"{bytes_per_chunk / 1024:.1f} |",
+            *table(
+                [
+                    "parse s",
+                    "chunk s",
+                    "embed s",
+                    "store SQLite s",
+                    "store PostgreSQL s",
+                    "chunks",
+                    "KiB stored per chunk",
+                ],
+                [
+                    [
+                        f"{per_filing['parse_s']:.2f}",
+                        f"{per_filing['chunk_s']:.3f}",
+                        f"{per_filing['embed_s']:.1f}",
+                        f"{per_filing['store_sqlite_s']:.2f}",
+                        f"{per_filing['store_postgres_s']:.2f}",
+                        f"{chunks_per_filing:.0f}",
+                        f"{bytes_per_chunk / 1024:.1f}",
+                    ]
+                ],
+                align="r" * 7,
+            ),
             "",
             "## All of EDGAR's 10-Ks",
             "",
@@ -325,8 +432,8 @@ def render_scaling(data: dict[str, Any]) -> str:
             "",
             "- Ingest is a function of one filing (`edgar_rag.ingest.pipeline.ingest_filing`: "
             "bytes in, values out, no I/O), and so is embedding a filing's chunks. The loop in "
-            "`edgar_rag.indexer.index_filings` becomes a Ray task or a Dask `map` over filings "
-            "without edits; each worker writes its filing in one transaction.",
+            "`edgar_rag.ingest.indexer.index_filings` becomes a Ray task or a Dask `map` over "
+            "filings without edits; each worker writes its filing in one transaction.",
             "- A scoped search never leaves its filing, so the chunks table can be distributed "
             "by CIK (Citus `create_distributed_table('chunks', 'cik')`, with filings, sections "
             "and facts co-located): a scoped query touches one shard, exact cosine over one "
@@ -350,106 +457,147 @@ README_END = "<!-- end of figures -->"
 
 def render_readme_figures(docs: Path) -> str:
     """The README's measured figures, each taken from the JSON a command wrote."""
-    lines = [README_BEGIN, "", "| measured | figure | page |", "| --- | --- | --- |"]
+    figures: list[_Figure] = []
     items_path = docs / "items.json"
     if items_path.exists():
         summary = json.loads(items_path.read_text(encoding="utf-8"))["summary"]["ours"]
-        lines.append(
-            f"| 10-K Items found (of 23), mean over {summary['filings']} filings | "
-            f"{summary['mean_found']} | [items](docs/items.md) |"
+        figures.append(
+            (
+                f"10-K Items found (of 23), mean over {summary['filings']} filings",
+                str(summary["mean_found"]),
+                "[items](docs/items.md)",
+            )
         )
     performance_path = docs / "performance.json"
     if performance_path.exists():
         data = json.loads(performance_path.read_text(encoding="utf-8"))
         fp32 = data["embedding"]["onnx-fp32"]
         sqlite = data["search"]["sqlite"]
-        lines += [
-            f"| embedding speed-up over plain `SentenceTransformer.encode` (same top-5 on "
-            f"{fp32['same_top_k_share']:.0%} of queries) | {fp32['speedup']:.2f}x | "
-            "[performance](docs/performance.md) |",
-            f"| scoped search P50 / corpus-wide P50, SQLite, whole corpus | "
-            f"{sqlite['scoped']['p50_ms']} ms / {sqlite['corpus']['p50_ms']} ms | "
-            "[performance](docs/performance.md) |",
+        figures += [
+            (
+                "embedding speed-up over plain `SentenceTransformer.encode` (same top-5 on "
+                f"{fp32['same_top_k_share']:.0%} of queries)",
+                f"{fp32['speedup']:.2f}x",
+                _PERFORMANCE,
+            ),
+            (
+                "scoped search P50 / corpus-wide P50, SQLite, whole corpus",
+                f"{sqlite['scoped']['p50_ms']} ms / {sqlite['corpus']['p50_ms']} ms",
+                _PERFORMANCE,
+            ),
         ]
         if "load" in data:
-            lines += _load_figures(data["load"])
+            figures += _load_figures(data["load"])
         if "ask" in data.get("model", {}):
-            lines += _ask_figures(data["model"])
+            figures += _ask_figures(data["model"])
     for name, render in _EXTRA_FIGURES:
         path = docs / name
         if path.exists():
-            lines += render(json.loads(path.read_text(encoding="utf-8")))
-    return "\n".join([*lines, "", README_END])
+            figures += render(json.loads(path.read_text(encoding="utf-8")))
+    lines = table(["measured", "figure", "page"], figures)
+    return "\n".join([README_BEGIN, "", *lines, "", README_END])
 
 
-def _ask_figures(model: dict[str, Any]) -> list[str]:
+_Figure = tuple[str, str, str]
+"""A row of the README's figures: what was measured, the figure, the page it comes from."""
+_PERFORMANCE = "[performance](docs/performance.md)"
+
+
+def _ask_figures(model: dict[str, Any]) -> list[_Figure]:
     ask = model["ask"]
     return [
-        f"| `edgar-rag ask` as a new process, P50 with the model process running / without "
-        f"({ask['warm']['questions']} dev questions, {model['threads']} cores) | "
-        f"{ask['warm']['p50_s']:.2f} s / {ask['cold']['p50_s']:.2f} s | "
-        "[performance](docs/performance.md) |"
+        (
+            "`edgar-rag ask` as a new process, P50 with the model process running / without "
+            f"({ask['warm']['questions']} dev questions, {model['threads']} cores)",
+            f"{ask['warm']['p50_s']:.2f} s / {ask['cold']['p50_s']:.2f} s",
+            _PERFORMANCE,
+        )
     ]
 
 
-def _load_figures(load: dict[str, Any]) -> list[str]:
+def _load_figures(load: dict[str, Any]) -> list[_Figure]:
     search = max(
         (row for row in load["levels"] if row["endpoint"] == "/search"),
         key=lambda row: row["clients"],
     )
     burst = load["saturation"]["ask_at_once"]
     return [
-        f"| `/search` over HTTP, {search['clients']} clients at once: requests/s, P95 | "
-        f"{search['requests_per_s']:.1f}/s, {_ms(search['p95_ms'])} ms | "
-        "[performance](docs/performance.md) |",
-        f"| time to a 503 with Retry-After while the generation slot is busy, P95 of "
-        f"{burst['requests']} sent {load['saturation']['burst']} at once | "
-        f"{_ms(burst['p95_ms'])} ms | [performance](docs/performance.md) |",
+        (
+            f"`/search` over HTTP, {search['clients']} clients at once: requests/s, P95",
+            f"{search['requests_per_s']:.1f}/s, {_ms(search['p95_ms'])} ms",
+            _PERFORMANCE,
+        ),
+        (
+            "time to a 503 with Retry-After while the generation slot is busy, P95 of "
+            f"{burst['requests']} sent {load['saturation']['burst']} at once",
+            f"{_ms(burst['p95_ms'])} ms",
+            _PERFORMANCE,
+        ),
     ]
 
 
-def _retrieval_figures(data: dict[str, Any]) -> list[str]:
-    default = data["arms"]["hybrid+dedup+facts"]
+def _retrieval_figures(data: dict[str, Any]) -> list[_Figure]:
+    default = data["arms"][data["default_arm"]]
+    page = "[retrieval](docs/retrieval.md)"
     return [
-        f"| XBRL figure questions: passage printing the figure in the top 5, scoped "
-        f"({int(default['figure']['n'])} questions) | {default['figure']['recall@5']:.3f} | "
-        "[retrieval](docs/retrieval.md) |",
-        f"| narrative questions: expected Item in the top 5, scoped "
-        f"({int(default['narrative-item']['n'])} questions) | "
-        f"{default['narrative-item']['recall@5']:.3f} | [retrieval](docs/retrieval.md) |",
+        (
+            "XBRL figure questions: passage printing the figure in the top 5, scoped "
+            f"({int(default['figure']['n'])} questions)",
+            f"{default['figure']['recall@5']:.3f}",
+            page,
+        ),
+        (
+            "narrative questions: expected Item in the top 5, scoped "
+            f"({int(default['narrative-item']['n'])} questions)",
+            f"{default['narrative-item']['recall@5']:.3f}",
+            page,
+        ),
     ]
 
 
-def _answering_figures(report: dict[str, Any]) -> list[str]:
+def _answering_figures(report: dict[str, Any]) -> list[_Figure]:
     """Arm none of each split, and the dev split's cost, from the evaluation report
     (docs/eval/report.json)."""
     if "dev" not in report["runs"]:
         return []
     page = "[evaluation report](docs/eval/report.md)"
-    lines = []
+    figures: list[_Figure] = []
     for split in ("dev", "eval"):
         run = report["runs"].get(split)
         if run is None:
             continue
         correct, false = run["arms"]["none"]["correct"], run["arms"]["none"]["false_answers"]
-        lines += [
-            f"| answerable golden questions answered correctly, local model, gate none "
-            f"({split} split) | {correct['count']}/{correct['n']} = "
-            f"{correct['count'] / max(correct['n'], 1):.1%} | {page} |",
-            f"| false answers on unanswerable questions, same run | {false['count']}/"
-            f"{false['n']} = {false['count'] / max(false['n'], 1):.1%} | {page} |",
+        figures += [
+            (
+                "answerable golden questions answered correctly, local model, gate none "
+                f"({split} split)",
+                _count_of(correct),
+                page,
+            ),
+            (
+                "false answers on unanswerable questions, same run",
+                _count_of(false),
+                page,
+            ),
         ]
     cost = report["runs"]["dev"].get("cost")
     if cost is not None:
-        lines.append(
-            f"| prompt tokens P50 / generator seconds P50 per question, local model, 2 cores "
-            f"(dev split) | {cost['prompt_tokens_p50']:.0f} / {cost['generator_s_p50']:.2f} s | "
-            f"{page} |"
+        figures.append(
+            (
+                "prompt tokens P50 / generator seconds P50 per question, local model, 2 cores "
+                "(dev split)",
+                f"{cost['prompt_tokens_p50']:.0f} / {cost['generator_s_p50']:.2f} s",
+                page,
+            )
         )
-    return lines
+    return figures
 
 
-_EXTRA_FIGURES: tuple[tuple[str, Callable[[dict[str, Any]], list[str]]], ...] = (
+def _count_of(share: dict[str, Any]) -> str:
+    return f"{share['count']}/{share['n']} = {share['count'] / max(share['n'], 1):.1%}"
+
+
+_EXTRA_FIGURES: tuple[tuple[str, Callable[[dict[str, Any]], list[_Figure]]], ...] = (
     ("retrieval.json", _retrieval_figures),
     ("eval/report.json", _answering_figures),
 )

@@ -8,16 +8,15 @@ written to ``data/golden/run-<split>.json``; the report is a pure function of it
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import closing
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from edgar_rag.answer.answerer import RECITED_NOTE, TRIMMED_NOTE, Answerer
-from edgar_rag.answer.companies import company_guard
 from edgar_rag.answer.gates import apply_gate, cross_fit_thresholds
 from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
 from edgar_rag.answer.tapes import NotRecorded
@@ -29,6 +28,7 @@ from edgar_rag.eval.golden import (
     read_golden,
     write_jsonl,
 )
+from edgar_rag.question.companies import company_guard
 
 GOLDEN = Path("data/golden/questions.jsonl")
 
@@ -72,6 +72,8 @@ class CaseRecord:
     """The answer is shown with a citation marker corrected by the verifier."""
     trimmed: bool = False
     """The answer copied a whole table row, shown with the columns of the year asked only."""
+    computed: bool = False
+    """Answered or declined in code from the filing's reported figures; no model ran."""
 
 
 def gold_matches(text: str, question: GoldenQuestion) -> bool:
@@ -82,7 +84,7 @@ def gold_matches(text: str, question: GoldenQuestion) -> bool:
 def _states(text: str, displayed: str | None, value: float | None) -> bool:
     if displayed is None:
         return False
-    gold = find_figures(displayed.replace(",", ""))
+    gold = find_figures(displayed)
     if not gold:
         return False
     printed = PrintedFigure(gold[0], (value,) if value is not None else (), header=None, label=None)
@@ -121,22 +123,29 @@ def run_split(
         if question.id in done:
             records.append(replace(done[question.id], gold_in_prompt=shown, gold_in_top=whole))
             continue
+        read = prepared.question
         company = (
             directory is not None
             and filing is not None
-            and company_guard(question.question, filing, directory) is not None
+            and company_guard(read.text, read.companies, filing) is not None
         )
         # Through the production gate, so that a replay exercises the code that serves requests.
-        period = not apply_gate("period", question.question, filing, prepared.hits, 0.0).passed
+        period = not apply_gate("period", read, filing, prepared.hits, 0.0).passed
         started = time.perf_counter()
-        generation = _generate(answerer, prepared.prompt, question)
-        seconds = generation.recorded_s or time.perf_counter() - started
-        response = answerer.conclude(prepared, generation, "none")
-        loose = answerer.conclude(prepared, generation, "none", check_periods=False)
-        unmetered = answerer.conclude(prepared, generation, "none", check_metric=False)
-        bare = answerer.conclude(
-            prepared, generation, "none", check_periods=False, check_metric=False
-        )
+        computed = answerer.compute(prepared, "none")
+        if computed is not None:  # answered (or declined) in code: every check's arm agrees
+            generation = Generation(text=computed.text or "", model=computed.generator)
+            response = loose = unmetered = bare = computed
+            seconds = time.perf_counter() - started
+        else:
+            generation = _generate(answerer, prepared.prompt, question)
+            seconds = generation.recorded_s or time.perf_counter() - started
+            response = answerer.conclude(prepared, generation, "none")
+            loose = answerer.conclude(prepared, generation, "none", check_periods=False)
+            unmetered = answerer.conclude(prepared, generation, "none", check_metric=False)
+            bare = answerer.conclude(
+                prepared, generation, "none", check_periods=False, check_metric=False
+            )
         answered = response.reason is None and response.text is not None
         text = response.text or ""
         correct = answered and question.kind == "answerable" and gold_matches(text, question)
@@ -165,6 +174,7 @@ def run_split(
                 ),
                 recited=answered and RECITED_NOTE in (response.detail or ""),
                 trimmed=answered and TRIMMED_NOTE in (response.detail or ""),
+                computed=computed is not None,
             )
         )  # fmt: skip
         if partial is not None:
@@ -216,38 +226,31 @@ def cosine_scores(
     return scores
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Run the answering evaluation on one split.")
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    parser.add_argument("--split", default="dev", choices=["dev", "eval"])
-    parser.add_argument("--generate", action="store_true", help="write the golden questions")
-    parser.add_argument(
-        "--finish-partial",
-        action="store_true",
-        help="write the run from the questions done so far, without asking the model more",
-    )
-    args = parser.parse_args(argv)
-    if args.generate:
-        from edgar_rag.eval.retrieval import parse_corpus  # noqa: PLC0415
+def write_golden_questions(corpus: Path) -> None:
+    """Write the golden questions (``GOLDEN``) from the corpus's filings."""
+    from edgar_rag.eval.retrieval import parse_corpus  # noqa: PLC0415
 
-        write_jsonl(GOLDEN, golden_questions(parse_corpus(args.corpus)))
-        return 0
+    write_jsonl(GOLDEN, golden_questions(parse_corpus(corpus)))
+
+
+def record_split(split: str, *, finish_partial: bool = False) -> None:
+    """Answer the split with the settings' generator into ``data/golden/run-<split>.json``;
+    ``finish_partial`` writes the run from the questions done so far, asking the model no more."""
     from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.config import load_settings  # noqa: PLC0415
 
     settings = load_settings()
-    index = open_index(settings)
-    answerer = build_answerer(settings, index)
-    golden = read_golden(GOLDEN)
-    out = Path(f"data/golden/run-{args.split}.json")
+    out = Path(f"data/golden/run-{split}.json")
     partial = out.with_suffix(".partial.jsonl")
-    asked = golden
-    if args.finish_partial:
-        done = _read_partial(partial)
-        asked = [q for q in golden if q.split == args.split and q.id in done]
-    run = answer_split(answerer, index, golden, args.split, asked=asked, partial=partial)
+    with closing(open_index(settings)) as index:
+        answerer = build_answerer(settings, index)
+        golden = read_golden(GOLDEN)
+        asked = golden
+        if finish_partial:
+            done = _read_partial(partial)
+            asked = [q for q in golden if q.split == split and q.id in done]
+        run = answer_split(answerer, index, golden, split, asked=asked, partial=partial)
     out.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
-    return 0
 
 
 def answer_split(
@@ -271,10 +274,6 @@ def answer_split(
         "thresholds": thresholds,
         "records": [asdict(r) for r in records],
     }
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
 
 
 @dataclass(frozen=True, slots=True)

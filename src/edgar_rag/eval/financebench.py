@@ -10,7 +10,6 @@ function of the JSON, so a checker can re-render the page and compare.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -20,6 +19,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,8 +38,10 @@ from edgar_rag.config import Settings, load_settings
 from edgar_rag.domain import Embedder, FilingStore, Hit, Response, Scope
 from edgar_rag.eval.stats import Interval, percentiles, wilson
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import Outcome, index_filings
+from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.markdown import share, table
+from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 
 KS = (1, 5, 10)
@@ -355,64 +357,62 @@ def run(
     pdfs = sorted(p for p in (folder / "pdfs").iterdir() if p.suffix.lower() == ".pdf")
     present = {p.stem.lower() for p in pdfs}
     db.parent.mkdir(parents=True, exist_ok=True)
-    index = SqliteIndex(db)
-    embedder = build_embedder(chosen.embedder, chosen.model_dir)
-    refused = _index_pdfs(folder / "pdfs", index, embedder, progress)
-    kept = [c for c in cases if c.doc_name.lower() in present]
-    scopes = document_scopes(index, sorted({c.doc_name for c in kept}))
-    journal = db.with_name(db.stem + ".rows.jsonl")
-    done = _read_journal(journal) if resume and not replay else {}
-    if not (replay or resume):
-        tape.unlink(missing_ok=True)
-        journal.unlink(missing_ok=True)
-    searcher = build_searcher(chosen, index)
-    answerer = build_answerer(chosen, index)
-    rows = []
-    for number, case in enumerate(kept, 1):
-        scope = scopes.get(case.doc_name)
-        if scope is None:
-            continue
-        row = done.get(case.financebench_id)
-        if row is None:
-            row = _ask(case, scope, searcher, answerer)
-            if not replay:
-                with journal.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        rows.append(row)
-        progress(f"{number}/{len(kept)} {case.financebench_id}")
-    report = {
-        "command": "python -m edgar_rag.eval.financebench"
-        + (" --replay" if replay else "")
-        + (" --resume" if done else ""),
-        "questions": len(cases),
-        "pdfs": len(pdfs),
-        "covered": len(kept),
-        "covered_by_type": dict(Counter(c.question_type for c in kept)),
-        "unscoped": sorted({c.doc_name for c in kept} - scopes.keys()),
-        "refused_pdfs": refused,
-        "filers": _filers(index),
-        "chunks": index.counts()["chunks"],
-        "settings": {
-            "embedder": embedder.identity.describe(),
-            "generator": answerer.generator.name,
-            "gate": answerer.settings.gate,
-            "search_k": answerer.settings.search_k,
-            "passages_in_prompt": answerer.settings.passages_in_prompt,
-        },
-        "multi_evidence": sum(r["evidence_pieces"] > 1 for r in rows),
-        "other_documents": sum(bool(r["other_documents"]) for r in rows),
-        "retrieval": _retrieval(rows),
-        "answers": _answers(rows, answerer.settings.passages_in_prompt, replay),
-        "resumed_rows": len(done),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "load_average": [round(v, 1) for v in os.getloadavg()],
-        },
-        "paper": [{"model": m, "setup": s, "correct": c} for m, s, c in PAPER],
-        "rows": rows,
-    }
-    index.close()
-    return report
+    with closing(SqliteIndex(db)) as index:
+        embedder = build_embedder(chosen.embedder, chosen.model_dir)
+        refused = _index_pdfs(folder / "pdfs", index, embedder, progress)
+        kept = [c for c in cases if c.doc_name.lower() in present]
+        scopes = document_scopes(index, sorted({c.doc_name for c in kept}))
+        journal = db.with_name(db.stem + ".rows.jsonl")
+        done = _read_journal(journal) if resume and not replay else {}
+        if not (replay or resume):
+            tape.unlink(missing_ok=True)
+            journal.unlink(missing_ok=True)
+        searcher = build_searcher(chosen, index)
+        answerer = build_answerer(chosen, index)
+        rows = []
+        for number, case in enumerate(kept, 1):
+            scope = scopes.get(case.doc_name)
+            if scope is None:
+                continue
+            row = done.get(case.financebench_id)
+            if row is None:
+                row = _ask(case, scope, searcher, answerer)
+                if not replay:
+                    with journal.open("a", encoding="utf-8") as handle:
+                        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            rows.append(row)
+            progress(f"{number}/{len(kept)} {case.financebench_id}")
+        return {
+            "command": "edgar-rag eval financebench"
+            + (" --replay" if replay else "")
+            + (" --resume" if done else ""),
+            "questions": len(cases),
+            "pdfs": len(pdfs),
+            "covered": len(kept),
+            "covered_by_type": dict(Counter(c.question_type for c in kept)),
+            "unscoped": sorted({c.doc_name for c in kept} - scopes.keys()),
+            "refused_pdfs": refused,
+            "filers": _filers(index),
+            "chunks": index.counts()["chunks"],
+            "settings": {
+                "embedder": embedder.identity.describe(),
+                "generator": answerer.generator.name,
+                "gate": answerer.settings.gate,
+                "search_k": answerer.settings.search_k,
+                "passages_in_prompt": answerer.settings.passages_in_prompt,
+            },
+            "multi_evidence": sum(r["evidence_pieces"] > 1 for r in rows),
+            "other_documents": sum(bool(r["other_documents"]) for r in rows),
+            "retrieval": _retrieval(rows),
+            "answers": _answers(rows, answerer.settings.passages_in_prompt, replay),
+            "resumed_rows": len(done),
+            "machine": {
+                "cpus": os.cpu_count(),
+                "load_average": [round(v, 1) for v in os.getloadavg()],
+            },
+            "paper": [{"model": m, "setup": s, "correct": c} for m, s, c in PAPER],
+            "rows": rows,
+        }
 
 
 def _read_journal(journal: Path) -> dict[str, dict[str, Any]]:
@@ -438,7 +438,7 @@ def _index_pdfs(
 
 def _ask(case: Case, scope: Scope, searcher: Searcher, answerer: Answerer) -> dict[str, Any]:
     """One question's row: its evidence ranks, and its answer when the gold is a bare figure."""
-    hits = searcher.search(case.question, scope, max(KS))
+    hits = searcher.search(read_question(case.question), scope, max(KS))
     row: dict[str, Any] = {
         "id": case.financebench_id,
         "doc": case.doc_name,
@@ -468,17 +468,9 @@ def _ask(case: Case, scope: Scope, searcher: Searcher, answerer: Answerer) -> di
 # -- the page (pure) -----------------------------------------------------------------------------
 
 
-def _percent(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def _share(interval: dict[str, Any]) -> str:
-    if interval["n"] == 0:
-        return "0 of 0"
-    return (
-        f"{interval['k']} of {interval['n']}: {_percent(interval['estimate'])} "
-        f"({_percent(interval['low'])} to {_percent(interval['high'])})"
-    )
+def _share(figures: dict[str, Any]) -> str:
+    bounds = (figures["low"], figures["high"])
+    return share(figures["k"], figures["n"], figures["estimate"], bounds, prose=True)
 
 
 def _cell(text: str | None, width: int = 90) -> str:
@@ -486,27 +478,40 @@ def _cell(text: str | None, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _recall_rows(scores: dict[str, dict[str, float]]) -> list[str]:
-    return [
-        f"| {name} | {int(s['n'])} | " + " | ".join(f"{s[f'recall@{k}']:.3f}" for k in KS) + " |"
-        for name, s in scores.items()
-    ]
+def _recall_table(scores: dict[str, dict[str, float]]) -> list[str]:
+    return table(
+        ["questions", "n", *(f"recall@{k}" for k in KS)],
+        [
+            [name, int(s["n"]), *(f"{s[f'recall@{k}']:.3f}" for k in KS)]
+            for name, s in scores.items()
+        ],
+        align="lr" + "r" * len(KS),
+    )
 
 
 def render(report: dict[str, Any]) -> str:
     """The Markdown page, a pure function of the report."""
-    answers, retrieval, chosen = report["answers"], report["retrieval"], report["settings"]
-    header = [
-        "| questions | n | recall@1 | recall@5 | recall@10 |",
-        "| --- | ---: | ---: | ---: | ---: |",
-    ]
     lines = [
         "# FinanceBench: evidence recall and numeric answers",
         "",
-        f"Written by `{report['command']}` (`edgar-rag eval financebench`) from "
+        f"Written by `{report['command']}` from "
         "`docs/financebench.json`; generations are on the tape `data/financebench/tape.jsonl`, so "
         "`--replay` rebuilds this page without the model.",
         "",
+        *_what_was_run(report),
+        *_evidence_recall(report),
+        *_numeric_answers(report),
+        *_seconds_per_question(report),
+        *_answer_table(report["rows"]),
+        *_the_papers_figures(report["paper"]),
+        *_notes(report),
+    ]
+    return "\n".join(lines)
+
+
+def _what_was_run(report: dict[str, Any]) -> list[str]:
+    chosen = report["settings"]
+    return [
         "## What was run",
         "",
         f"- {report['pdfs']} FinanceBench 10-K PDFs (`../shared/corpus/financebench/pdfs`) indexed "
@@ -528,6 +533,12 @@ def render(report: dict[str, Any]) -> str:
         f"{chosen['passages_in_prompt']} of the top {chosen['search_k']} passages in the prompt, "
         "figures verified against the passages they cite.",
         "",
+    ]
+
+
+def _evidence_recall(report: dict[str, Any]) -> list[str]:
+    retrieval = report["retrieval"]
+    return [
         "## Evidence recall@k",
         "",
         f"A hit: a retrieved passage and a gold evidence text share {RUN_CHARS} characters in a "
@@ -539,19 +550,22 @@ def render(report: dict[str, Any]) -> str:
         "",
         "### Any evidence",
         "",
-        *header,
-        *_recall_rows(retrieval["any"]),
+        *_recall_table(retrieval["any"]),
         "",
         "### Strict overlap",
         "",
-        *header,
-        *_recall_rows(retrieval["strict"]),
+        *_recall_table(retrieval["strict"]),
         "",
         f"### Every evidence text ({report['multi_evidence']} questions have more than one)",
         "",
-        *header,
-        *_recall_rows(retrieval["every"]),
+        *_recall_table(retrieval["every"]),
         "",
+    ]
+
+
+def _numeric_answers(report: dict[str, Any]) -> list[str]:
+    answers, chosen = report["answers"], report["settings"]
+    return [
         "## Numeric answers",
         "",
         f"{answers['numeric']} questions have a gold answer that is a bare figure (`$1577.00`, "
@@ -562,14 +576,17 @@ def render(report: dict[str, Any]) -> str:
         "question's unit, `in USD millions`) and raw where one side leaves its unit unsaid; signs "
         "are ignored. Intervals: Wilson, 95%.",
         "",
-        "| measure | value |",
-        "| --- | --- |",
-        f"| correct | {_share(answers['accuracy'])} |",
-        f"| answered (not declined) | {_share(answers['answered_share'])} |",
-        f"| correct when answered | {_share(answers['correct_when_answered'])} |",
-        *(
-            f"| correct, {name} | {_share(interval)} |"
-            for name, interval in answers["by_reasoning"].items()
+        *table(
+            ["measure", "value"],
+            [
+                ["correct", _share(answers["accuracy"])],
+                ["answered (not declined)", _share(answers["answered_share"])],
+                ["correct when answered", _share(answers["correct_when_answered"])],
+                *(
+                    [f"correct, {name}", _share(figures)]
+                    for name, figures in answers["by_reasoning"].items()
+                ),
+            ],
         ),
         "",
         f"The gold evidence was among the {chosen['passages_in_prompt']} passages of the prompt "
@@ -585,39 +602,54 @@ def render(report: dict[str, Any]) -> str:
         + ".",
         "",
     ]
+
+
+def _seconds_per_question(report: dict[str, Any]) -> list[str]:
+    answers = report["answers"]
     seconds = answers["seconds"]
-    if seconds:
-        machine = report["machine"]
-        measured = (
-            "replayed from the tape: these time the replay, not the model"
-            if answers["replayed"]
-            else f"{machine['cpus']} CPU cores shared with other work, load average "
-            f"{machine['load_average'][1]} over the last 5 minutes of the run"
+    if not seconds:
+        return []
+    machine = report["machine"]
+    measured = (
+        "replayed from the tape: these time the replay, not the model"
+        if answers["replayed"]
+        else f"{machine['cpus']} CPU cores shared with other work, load average "
+        f"{machine['load_average'][1]} over the last 5 minutes of the run"
+    )
+    if report["resumed_rows"]:
+        measured += (
+            f"; {report['resumed_rows']} rows were kept from an interrupted earlier process "
+            "(`--resume`) and timed there"
         )
-        if report["resumed_rows"]:
-            measured += (
-                f"; {report['resumed_rows']} rows were kept from an interrupted earlier process "
-                "(`--resume`) and timed there"
-            )
-        lines += [
-            f"Seconds per question (search, model, verification; {measured}): "
-            f"P50 {seconds['p50']:.1f}, P95 {seconds['p95']:.1f}.",
-            "",
-        ]
-    lines += [
-        "| id | type | gold | answer or decline | correct |",
-        "| --- | --- | ---: | --- | --- |",
+    return [
+        f"Seconds per question (search, model, verification; {measured}): "
+        f"P50 {seconds['p50']:.1f}, P95 {seconds['p95']:.1f}.",
+        "",
     ]
-    for row in report["rows"]:
+
+
+def _answer_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Each numeric question asked: its gold figure and the answer or decline it got."""
+    cells = []
+    for row in rows:
         given = row["answer"]
         if given is None:
             continue
         said = given["text"] if given["reason"] is None else f"declined: {given['reason']}"
-        lines.append(
-            f"| {row['id'].removeprefix('financebench_id_')} | {row['type']} | {row['gold']} | "
-            f"{_cell(said)} | {'yes' if given['correct'] else 'no'} |"
+        cells.append(
+            [
+                row["id"].removeprefix("financebench_id_"),
+                row["type"],
+                row["gold"],
+                _cell(said),
+                "yes" if given["correct"] else "no",
+            ]
         )
-    lines += [
+    return table(["id", "type", "gold", "answer or decline", "correct"], cells, align="llr")
+
+
+def _the_papers_figures(paper: list[dict[str, Any]]) -> list[str]:
+    return [
         "",
         "## The paper's figures (other models and setups, not re-run here)",
         "",
@@ -628,9 +660,16 @@ def render(report: dict[str, Any]) -> str:
         "here. Not comparable with the numbers above: other models, all question types, human "
         "grading; the nearest setup to ours is the single vector store.",
         "",
-        "| model | setup | correct (as reported) |",
-        "| --- | --- | ---: |",
-        *(f"| {p['model']} | {p['setup']} | {p['correct']} |" for p in report["paper"]),
+        *table(
+            ["model", "setup", "correct (as reported)"],
+            [[p["model"], p["setup"], p["correct"]] for p in paper],
+            align="llr",
+        ),
+    ]
+
+
+def _notes(report: dict[str, Any]) -> list[str]:
+    return [
         "",
         "## Notes",
         "",
@@ -649,7 +688,6 @@ def render(report: dict[str, Any]) -> str:
         "is declined rather than stated.",
         "",
     ]
-    return "\n".join(lines)
 
 
 def _filer_note(report: dict[str, Any]) -> str:
@@ -690,28 +728,12 @@ def _to_stderr(line: str) -> None:
     sys.stderr.flush()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="FinanceBench; write docs/financebench.*")
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    parser.add_argument("--db", type=Path, default=Path("build/financebench.db"))
-    parser.add_argument("--out", type=Path, default=Path("docs/financebench.json"))
-    parser.add_argument("--tape", type=Path, default=DEFAULT_TAPE)
-    parser.add_argument("--replay", action="store_true", help="answer from the tape, no model")
-    parser.add_argument(
-        "--resume", action="store_true", help="keep an interrupted run's tape and answers"
-    )
-    args = parser.parse_args(argv)
+def write_financebench(
+    corpus: Path, db: Path, out: Path, *, tape: Path | None, replay: bool, resume: bool
+) -> None:
+    """``run`` (on ``DEFAULT_TAPE`` unless given a tape), its progress on stderr, then
+    ``write_report``: ``edgar-rag eval financebench``."""
     report = run(
-        args.corpus,
-        args.db,
-        args.tape,
-        replay=args.replay,
-        resume=args.resume,
-        progress=_to_stderr,
+        corpus, db, tape or DEFAULT_TAPE, replay=replay, resume=resume, progress=_to_stderr
     )
-    write_report(report, args.out)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    write_report(report, out)

@@ -12,14 +12,14 @@ tape or golden set against it fails until the baseline is written again.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -178,8 +178,9 @@ def replay(settings: Settings, split: str, golden_path: Path = GOLDEN) -> dict[s
     if settings.tape is None or not settings.tape.exists():
         raise ConfigError(f"no tape to replay at {settings.tape}; record one with `make answering`")
     replaying = settings.model_copy(update={"tape_mode": "replay", "database_url": None})
-    index = open_index(replaying)
-    return answer_split(build_answerer(replaying, index), index, read_golden(golden_path), split)
+    with closing(open_index(replaying)) as index:
+        answerer = build_answerer(replaying, index)
+        return answer_split(answerer, index, read_golden(golden_path), split)
 
 
 def make_baseline(run: Mapping[str, Any], tape: Path, golden_path: Path = GOLDEN) -> Baseline:
@@ -207,31 +208,34 @@ def ensure_comparable(baseline: Baseline, tape: Path, golden_path: Path = GOLDEN
             )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Replay a split and compare with its baseline.")
-    parser.add_argument("command", choices=["check", "baseline"])
-    parser.add_argument("--split", default="dev", choices=["dev", "eval"])
-    parser.add_argument("--index", type=Path, default=INDEX, help="the SQLite index")
-    parser.add_argument("--tape", type=Path, help="default: data/golden/tape-<split>.jsonl")
-    parser.add_argument("--baseline", type=Path, help="default: data/golden/baseline-<split>.json")
-    parser.add_argument("--out", type=Path, help="the replayed run; default: build/eval-ci/")
-    args = parser.parse_args(argv)
+def eval_ci(
+    command: Literal["check", "baseline"],
+    *,
+    split: str,
+    index: Path,
+    tape: Path | None,
+    baseline_path: Path | None,
+    out: Path | None,
+) -> int:
+    """``check``: replay the split and compare it with its baseline, 1 when a group is worse;
+    ``baseline``: replay it and write the baseline. 2, with one line on stderr, when the replay
+    cannot run. ``tape``, ``baseline_path`` and ``out`` default to the split's own files."""
     from edgar_rag.config import load_settings  # noqa: PLC0415
 
-    tape = args.tape or Path(f"data/golden/tape-{args.split}.jsonl")
-    baseline_path = args.baseline or Path(f"data/golden/baseline-{args.split}.json")
-    out = args.out or Path(f"build/eval-ci/run-{args.split}.json")
+    tape = tape or Path(f"data/golden/tape-{split}.jsonl")
+    baseline_path = baseline_path or Path(f"data/golden/baseline-{split}.json")
+    out = out or Path(f"build/eval-ci/run-{split}.json")
     try:
-        if not args.index.exists():
-            raise ConfigError(f"no index at {args.index}; build it with `make build/corpus.db`")
+        if not index.exists():
+            raise ConfigError(f"no index at {index}; build it with `make build/corpus.db`")
         baseline = None
-        if args.command == "check":
+        if command == "check":
             if not baseline_path.exists():
                 raise ConfigError(f"no baseline at {baseline_path}; write it: make eval-baseline")
             baseline = Baseline.model_validate_json(baseline_path.read_text(encoding="utf-8"))
             ensure_comparable(baseline, tape)
-        settings = load_settings().model_copy(update={"db": args.index, "tape": tape})
-        run = replay(settings, args.split)
+        settings = load_settings().model_copy(update={"db": index, "tape": tape})
+        run = replay(settings, split)
     except EdgarRagError as error:
         sys.stderr.write(f"eval-ci: {error}\n")
         return 2
@@ -247,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(change.line() + "\n")
     failed = [c for c in changes if c.failed]
     sys.stdout.write(
-        f"eval-ci: {args.split} split, {len(run['records'])} questions replayed from {tape} "
+        f"eval-ci: {split} split, {len(run['records'])} questions replayed from {tape} "
         f"against {baseline_path}: "
         + (
             f"{len(failed)} groups worse by {FAIL_AT} or more cases net\n"
@@ -256,7 +260,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     )
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -5,10 +5,7 @@
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 from edgar_rag.eval.golden import read_golden
@@ -49,22 +46,16 @@ def rendered() -> dict[Path, str]:
     return pages
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--print", action="store_true", help="print the arms table")
-    args = parser.parse_args(argv)
-    pages = rendered()
-    if args.print:
-        page = pages.get(REPORT_PAGE, "")
-        start = page.find("## Arms")
-        end = page.find("\n## ", start + 1)
-        sys.stdout.write(page[start:end] + "\n" if start >= 0 else "no answering run committed\n")
-        return 0
-    for path, text in pages.items():
+def write_pages() -> None:
+    """Write each page that ``rendered`` returns (``make eval``)."""
+    for path, text in rendered().items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def arms_table() -> str:
+    """The evaluation report's arms table, as ``make result`` prints it."""
+    page = rendered().get(REPORT_PAGE, "")
+    start = page.find("## Arms")
+    end = page.find("\n## ", start + 1)
+    return page[start:end] + "\n" if start >= 0 else "no answering run committed\n"

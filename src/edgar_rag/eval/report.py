@@ -2,32 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
+
+from edgar_rag.markdown import interval, share, table
 
 RETRIEVAL_TARGETS = {"figure": 0.9, "narrative-item": 0.9}
 
 
-def _row(name: str, scores: dict[str, float]) -> str:
-    return (
-        f"| {name} | {int(scores['n'])} | {scores['recall@1']:.3f} | {scores['recall@5']:.3f} | "
-        f"{scores['recall@10']:.3f} | {scores['mrr']:.3f} |"
-    )
-
-
-HEADER = [
-    "| | n | recall@1 | recall@5 | recall@10 | MRR |",
-    "| --- | ---: | ---: | ---: | ---: | ---: |",
-]
+def _recall_table(named: Iterable[tuple[str, dict[str, float]]]) -> list[str]:
+    rows = [
+        [name, int(scores["n"])]
+        + [f"{scores[key]:.3f}" for key in ("recall@1", "recall@5", "recall@10", "mrr")]
+        for name, scores in named
+    ]
+    return table(["", "n", "recall@1", "recall@5", "recall@10", "MRR"], rows, align="lrrrrr")
 
 
 def render_retrieval(report: dict[str, Any]) -> str:
     arms = report["arms"]
-    default = arms["hybrid+dedup+facts"]
+    default = arms[report["default_arm"]]
+    targets = []
+    for group, target in RETRIEVAL_TARGETS.items():
+        value = default[group]["recall@5"]
+        targets.append([group, f"{value:.3f}", target, "yes" if value >= target else "no"])
     lines = [
         "# Retrieval",
         "",
-        "Written by `make retrieval` (`python -m edgar_rag.eval.retrieval`) from "
-        "`docs/retrieval.json`.",
+        "Written by `make retrieval` (`edgar-rag dev eval retrieval`) from `docs/retrieval.json`.",
         "",
         f"- {report['questions']['figure']} figure questions generated from the filings' XBRL "
         "facts (`data/retrieval/figures.jsonl`): a hit is a passage printing the fact's value as "
@@ -38,28 +40,23 @@ def render_retrieval(report: dict[str, Any]) -> str:
         f"- The index: the whole corpus, {report['corpus_chunks']} chunks of 800 characters with "
         "150 of overlap.",
         "",
-        "## Targets (default search: hybrid + dedup + XBRL facts, scoped)",
+        f"## Targets (default search: {report['default_arm']}, scoped)",
         "",
-        "| set | recall@5 | target | met |",
-        "| --- | ---: | ---: | --- |",
+        *table(["set", "recall@5", "target", "met"], targets, align="lrrl"),
     ]
-    for group, target in RETRIEVAL_TARGETS.items():
-        value = default[group]["recall@5"]
-        lines.append(f"| {group} | {value:.3f} | {target} | {'yes' if value >= target else 'no'} |")
     lines += ["", "## Ablation (scoped to the filing)", ""]
     for group in ("figure", "narrative-item", "narrative-phrase"):
-        lines += [f"### {group}", "", *HEADER]
-        lines += [_row(name, scores[group]) for name, scores in arms.items()]
+        lines += [f"### {group}", ""]
+        lines += _recall_table((name, scores[group]) for name, scores in arms.items())
         lines.append("")
-    lines += ["## Default search, per group", "", *HEADER]
-    lines += [_row(group, scores) for group, scores in default.items() if group != "all"]
+    lines += ["## Default search, per group", ""]
+    lines += _recall_table((group, scores) for group, scores in default.items() if group != "all")
     wide = report["corpus_wide_narrative"]
     lines += [
         "",
         "## Narrative questions across the whole corpus (the right filing and Item)",
         "",
-        *HEADER,
-        _row("narrative-item, corpus-wide", wide["narrative-item"]),
+        *_recall_table([("narrative-item, corpus-wide", wide["narrative-item"])]),
         "",
     ]
     sweep = report.get("chunk_sweep")
@@ -75,16 +72,27 @@ def render_retrieval(report: dict[str, Any]) -> str:
             f"{1 / next(iter(sweep['sizes'].values()))['narrative-item']['n']:.0%}; "
             "the default is 800/150.",
             "",
-            "| chunks | n chunks | figure recall@5 | figure MRR | narrative-item recall@5 | "
-            "narrative-item MRR |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |",
+            *table(
+                [
+                    "chunks",
+                    "n chunks",
+                    "figure recall@5",
+                    "figure MRR",
+                    "narrative-item recall@5",
+                    "narrative-item MRR",
+                ],
+                [
+                    [size, int(scores["chunks"]["n"])]
+                    + [
+                        f"{scores[group][key]:.3f}"
+                        for group in ("figure", "narrative-item")
+                        for key in ("recall@5", "mrr")
+                    ]
+                    for size, scores in sweep["sizes"].items()
+                ],
+                align="lrrrrr",
+            ),
         ]
-        for size, scores in sweep["sizes"].items():
-            lines.append(
-                f"| {size} | {int(scores['chunks']['n'])} | {scores['figure']['recall@5']:.3f} | "
-                f"{scores['figure']['mrr']:.3f} | {scores['narrative-item']['recall@5']:.3f} | "
-                f"{scores['narrative-item']['mrr']:.3f} |"
-            )
         lines.append("")
     return "\n".join(lines)
 
@@ -118,10 +126,8 @@ def _without_metric(record: dict[str, Any]) -> str:
 def _rate(count: int, n: int) -> str:
     from edgar_rag.eval.stats import wilson  # noqa: PLC0415
 
-    interval = wilson(count, n)
-    if n == 0:
-        return "0/0"
-    return f"{count}/{n} = {count / n:.1%} [{interval.low:.1%}, {interval.high:.1%}]"
+    bounds = wilson(count, n)
+    return share(count, n, count / n if n else None, (bounds.low, bounds.high))
 
 
 def _completeness(run: dict[str, Any], done: int) -> list[str]:
@@ -137,12 +143,13 @@ def _completeness(run: dict[str, Any], done: int) -> list[str]:
 
 
 def render_answering(run: dict[str, Any]) -> str:
-    from edgar_rag.eval.stats import cluster_bootstrap, mcnemar_exact, percentiles  # noqa: PLC0415
-
     records = run["records"]
     thresholds = run["thresholds"]
     answerable = [r for r in records if r["kind"] == "answerable"]
     unanswerable = [r for r in records if r["kind"] != "answerable"]
+    outcomes = {
+        arm: [arm_outcome(r, arm, thresholds.get(r["ticker"])) for r in records] for arm in ARMS
+    }
     lines = [
         "# Answering",
         "",
@@ -155,58 +162,86 @@ def render_answering(run: dict[str, Any]) -> str:
         *_completeness(run, len(records)),
         "## Arms",
         "",
-        "| arm | correct on answerable | false answers on unanswerable | company-bootstrap 95% "
-        "(false answers) | generator s / question |",
-        "| --- | --- | --- | --- | ---: |",
+        *_arms(records, outcomes),
+        "",
+        "Paired comparisons against `none` on answerable questions (exact McNemar):",
+        "",
+        *_paired_with_none(records, outcomes),
+        "",
+        "## What each check stops (false answers on unanswerable questions, by kind)",
+        "",
+        *_what_each_check_stops(records),
+        "",
+        *_figure_questions(records),
+        "",
+        "Declines on answerable questions (arm none):",
+        "",
+        *_declines(answerable),
+        "",
+        *_answering_cost(records),
+        "",
     ]
-    outcomes: dict[str, list[str]] = {}
-    for arm in ARMS:
-        shown = [arm_outcome(r, arm, thresholds.get(r["ticker"])) for r in records]
-        outcomes[arm] = shown
-        correct = sum(
-            1 for r, o in zip(records, shown, strict=True) if r["kind"] == "answerable"
-            and o == "answered" and r["correct"]
-        )  # fmt: skip
+    return "\n".join(lines)
+
+
+def _correct_on_answerable(records: list[dict[str, Any]], shown: list[str]) -> list[bool]:
+    """For each answerable question, whether the arm that shows ``shown`` got it right."""
+    return [
+        outcome == "answered" and record["correct"]
+        for record, outcome in zip(records, shown, strict=True)
+        if record["kind"] == "answerable"
+    ]
+
+
+def _arms(records: list[dict[str, Any]], outcomes: dict[str, list[str]]) -> list[str]:
+    from edgar_rag.eval.stats import cluster_bootstrap  # noqa: PLC0415
+
+    answerable = sum(r["kind"] == "answerable" for r in records)
+    clusters = [r["ticker"] for r in records if r["kind"] != "answerable"]
+    rows = []
+    for arm, shown in outcomes.items():
+        correct = sum(_correct_on_answerable(records, shown))
         false = [
             o == "answered"
             for r, o in zip(records, shown, strict=True)
             if r["kind"] != "answerable"
         ]
-        clusters = [r["ticker"] for r in unanswerable]
         boot = cluster_bootstrap([float(f) for f in false], clusters, seed=0)
         spent = sum(
             r["generate_s"] for r, o in zip(records, shown, strict=True)
             if o not in ("out_of_scope", "out_of_period", "gate_rejected")
         ) / len(records)  # fmt: skip
-        lines.append(
-            f"| {arm} | {_rate(correct, len(answerable))} | {_rate(sum(false), len(false))} | "
-            f"[{boot.low:.1%}, {boot.high:.1%}] | {spent:.2f} |"
+        rows.append(
+            [
+                arm,
+                _rate(correct, answerable),
+                _rate(sum(false), len(false)),
+                interval((boot.low, boot.high)),
+                f"{spent:.2f}",
+            ]
         )
-    none_ok = [
-        o == "answered" and r["correct"]
-        for r, o in zip(records, outcomes["none"], strict=True)
-        if r["kind"] == "answerable"
-    ]
-    lines += ["", "Paired comparisons against `none` on answerable questions (exact McNemar):", ""]
+    header = ["arm", "correct on answerable", "false answers on unanswerable"]
+    header += ["company-bootstrap 95% (false answers)", "generator s / question"]
+    return table(header, rows, align="llllr")
+
+
+def _paired_with_none(records: list[dict[str, Any]], outcomes: dict[str, list[str]]) -> list[str]:
+    from edgar_rag.eval.stats import mcnemar_exact  # noqa: PLC0415
+
+    none_ok = _correct_on_answerable(records, outcomes["none"])
+    lines = []
     for arm in ARMS[1:]:
-        arm_ok = [
-            o == "answered" and r["correct"]
-            for r, o in zip(records, outcomes[arm], strict=True)
-            if r["kind"] == "answerable"
-        ]
-        test = mcnemar_exact(none_ok, arm_ok)
+        test = mcnemar_exact(none_ok, _correct_on_answerable(records, outcomes[arm]))
         lines.append(
             f"- {arm}: correct under none only {test.discordant_ab}, under {arm} only "
             f"{test.discordant_ba}, p = {test.p_value:.3f}"
         )
-    lines += [
-        "",
-        "## What each check stops (false answers on unanswerable questions, by kind)",
-        "",
-        "| kind | n | model + figure check only | + company guard | + period-aware figures "
-        "| + metric named |",
-        "| --- | ---: | --- | --- | --- | --- |",
-    ]
+    return lines
+
+
+def _what_each_check_stops(records: list[dict[str, Any]]) -> list[str]:
+    """False answers by kind of unanswerable question, as each check is added in turn."""
+    rows = []
     for kind in UNANSWERABLE:
         group = [r for r in records if r["kind"] == kind]
         bare = sum(_bare(r) == "answered" for r in group)
@@ -214,16 +249,19 @@ def render_answering(run: dict[str, Any]) -> str:
         periods = sum(_without_metric(r) == "answered" and not r["company_declined"] for r in group)
         metric = sum(r["outcome"] == "answered" and not r["company_declined"] for r in group)
         n = len(group)
-        lines.append(
-            f"| {kind} | {n} | {_rate(bare, n)} | {_rate(guarded, n)} | {_rate(periods, n)} | "
-            f"{_rate(metric, n)} |"
-        )
+        rows.append([kind, n, *(_rate(count, n) for count in (bare, guarded, periods, metric))])
+    header = ["kind", "n", "model + figure check only", "+ company guard"]
+    return table([*header, "+ period-aware figures", "+ metric named"], rows, align="lr")
+
+
+def _figure_questions(records: list[dict[str, Any]]) -> list[str]:
+    answerable = [r for r in records if r["kind"] == "answerable"]
+    unanswerable = [r for r in records if r["kind"] != "answerable"]
     answered = [r for r in answerable if r["outcome"] == "answered"]
     loose = [r for r in answerable if r["outcome_without_period_check"] == "answered"]
     gold_given = [r for r in answerable if r.get("gold_in_prompt", False)]
     gold_whole = [r for r in answerable if r.get("gold_in_top", False)]
     unmetered_correct = sum(r.get("correct_without_metric_check", r["correct"]) for r in answerable)
-    unanswerable = [r for r in records if r["kind"] != "answerable"]
     metric_stopped = sum(
         _without_metric(r) == "answered" and r["outcome"] != "answered" for r in unanswerable
     )
@@ -231,8 +269,7 @@ def render_answering(run: dict[str, Any]) -> str:
     unmetered = [r for r in answerable if _without_metric(r) == "answered"]
     recited = sum(r.get("recited", False) for r in answerable)
     trimmed = sum(r.get("trimmed", False) for r in answerable)
-    lines += [
-        "",
+    return [
         "## Figure questions",
         "",
         f"- Correct (the stated figure is the gold value, cited from a passage printing it): "
@@ -261,26 +298,28 @@ def render_answering(run: dict[str, Any]) -> str:
         "a citation marker moved to the given passage that prints the figure (the model cited "
         f"another), {trimmed} with a table row the model copied whole cut to the column of the "
         "year asked.",
-        "",
-        "Declines on answerable questions (arm none):",
-        "",
     ]
+
+
+def _declines(answerable: list[dict[str, Any]]) -> list[str]:
     reasons: dict[str, int] = {}
     for record in answerable:
         if record["outcome"] != "answered":
             reasons[record["outcome"]] = reasons.get(record["outcome"], 0) + 1
-    lines += [f"- {reason}: {count}" for reason, count in sorted(reasons.items())]
+    return [f"- {reason}: {count}" for reason, count in sorted(reasons.items())]
+
+
+def _answering_cost(records: list[dict[str, Any]]) -> list[str]:
+    from edgar_rag.eval.stats import percentiles  # noqa: PLC0415
+
     timed = [r for r in records if not r.get("replayed", False)]
     seconds = percentiles([r["generate_s"] for r in timed])
     tokens = percentiles([r["prompt_tokens"] for r in records])
-    lines += [
-        "",
+    return [
         "## Cost",
         "",
         f"- Prompt tokens per question: P50 {tokens['p50']:.0f}, P95 {tokens['p95']:.0f}.",
         f"- Generator seconds per question: P50 {seconds['p50']:.2f}, P95 {seconds['p95']:.2f} "
         f"({len(timed)} generations timed; {len(records) - len(timed)} replayed from the tape "
         "after an interrupted run are not).",
-        "",
     ]
-    return "\n".join(lines)

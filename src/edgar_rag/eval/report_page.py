@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from edgar_rag.eval.report import ARMS, UNANSWERABLE
+from edgar_rag.markdown import interval, percent, share, table
 
 SPLITS = ("dev", "eval")
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
-
-
-def _share(share: dict[str, Any]) -> str:
-    low, high = share["wilson"]
-    if share["n"] == 0:
-        return "0/0"
-    return f"{share['count']}/{share['n']} = {_pct(share['rate'])} [{_pct(low)}, {_pct(high)}]"
-
-
-def _interval(bounds: Sequence[float | None]) -> str:
-    return f"[{_pct(bounds[0])}, {_pct(bounds[1])}]"
+def _share(figures: dict[str, Any]) -> str:
+    return share(figures["count"], figures["n"], figures["rate"], figures["wilson"])
 
 
 def _pp(value: float | None) -> str:
@@ -36,25 +25,29 @@ def _seconds(value: float | None) -> str:
 def _headline(report: dict[str, Any]) -> list[str]:
     runs = report["runs"]
     shown = [split for split in SPLITS if split in runs]
-    header = "| arm |" + "".join(
-        f" correct on answerable, {s} | false answers on unanswerable, {s} | generator s / "
-        f"question, {s} |"
-        for s in shown
-    )
-    lines = [header, "| --- |" + " --- | --- | ---: |" * len(shown)]
+    header = ["arm"]
+    for split in shown:
+        header += [
+            f"correct on answerable, {split}",
+            f"false answers on unanswerable, {split}",
+            f"generator s / question, {split}",
+        ]
+    rows = []
     for arm in ARMS:
-        cells = ""
+        cells = [arm]
         for split in shown:
             figures = runs[split]["arms"][arm]
-            cells += (
-                f" {_share(figures['correct'])} | {_share(figures['false_answers'])} | "
-                f"{_seconds(figures['generator_s_per_question'])} |"
-            )
-        lines.append(f"| {arm} |{cells}")
+            cells += [
+                _share(figures["correct"]),
+                _share(figures["false_answers"]),
+                _seconds(figures["generator_s_per_question"]),
+            ]
+        rows.append(cells)
+    lines = table(header, rows, align="l" + "llr" * len(shown))
     if "eval" not in runs:
         lines += [
             "",
-            "No evaluation-split run is committed yet: `python -m edgar_rag.eval.answering "
+            "No evaluation-split run is committed yet: `edgar-rag dev eval answering "
             "--split eval` (with the settings of `make answering`) writes "
             "`data/golden/run-eval.json`, and `make eval` then shows it beside dev.",
         ]
@@ -62,51 +55,80 @@ def _headline(report: dict[str, Any]) -> list[str]:
 
 
 def _arms(run: dict[str, Any]) -> list[str]:
-    lines = [
-        "| arm | correct on answerable | company bootstrap 95% | false answers on "
-        "unanswerable | company bootstrap 95% | reached the model | generator s / question |",
-        "| --- | --- | --- | --- | --- | ---: | ---: |",
-    ]
+    rows = []
     for arm in ARMS:
         figures = run["arms"][arm]
-        lines.append(
-            f"| {arm} | {_share(figures['correct'])} | "
-            f"{_interval(figures['correct']['bootstrap'])} | {_share(figures['false_answers'])} | "
-            f"{_interval(figures['false_answers']['bootstrap'])} | {figures['reached_model']} | "
-            f"{_seconds(figures['generator_s_per_question'])} |"
+        rows.append(
+            [
+                arm,
+                _share(figures["correct"]),
+                interval(figures["correct"]["bootstrap"]),
+                _share(figures["false_answers"]),
+                interval(figures["false_answers"]["bootstrap"]),
+                figures["reached_model"],
+                _seconds(figures["generator_s_per_question"]),
+            ]
         )
-    lines += [
+    by_kind = [
+        [arm, *(_share(run["arms"][arm]["false_by_kind"][kind]) for kind in UNANSWERABLE)]
+        for arm in ARMS
+    ]
+    return [
+        *table(
+            [
+                "arm",
+                "correct on answerable",
+                "company bootstrap 95%",
+                "false answers on unanswerable",
+                "company bootstrap 95%",
+                "reached the model",
+                "generator s / question",
+            ],
+            rows,
+            align="lllllrr",
+        ),
         "",
         "False answers by kind of unanswerable question:",
         "",
-        "| arm | " + " | ".join(UNANSWERABLE) + " |",
-        "| --- |" + " --- |" * len(UNANSWERABLE),
+        *table(["arm", *UNANSWERABLE], by_kind),
     ]
-    for arm in ARMS:
-        by_kind = run["arms"][arm]["false_by_kind"]
-        lines.append(f"| {arm} | " + " | ".join(_share(by_kind[k]) for k in UNANSWERABLE) + " |")
-    return lines
 
 
 def _comparisons(run: dict[str, Any]) -> list[str]:
-    lines = [
-        "| arms (first vs second) | measure | n | only the first | only the second | exact "
-        "McNemar p | first - second, company bootstrap 95% | MDE, 80% power |",
-        "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |",
-    ]
+    rows = []
     for row in run["comparisons"]:
         estimate, low, high = row["difference"]
         measure = "correct" if row["measure"] == "correct" else "false answers"
         mde = f"{row['mde'] * 100:.1f} p.p." if row["mde"] is not None else "n/a"
         if row["mde_one_way"]:
             mde += " *"
-        lines.append(
-            f"| {row['arms'][0]} vs {row['arms'][1]} | {measure} | {row['n']} | "
-            f"{row['only_first']} | {row['only_second']} | {row['p_value']:.3f} | "
-            f"{_pp(estimate)} [{_pp(low)}, {_pp(high)}] | {mde} |"
+        rows.append(
+            [
+                f"{row['arms'][0]} vs {row['arms'][1]}",
+                measure,
+                row["n"],
+                row["only_first"],
+                row["only_second"],
+                f"{row['p_value']:.3f}",
+                f"{_pp(estimate)} [{_pp(low)}, {_pp(high)}]",
+                mde,
+            ]
         )
     return [
-        *lines,
+        *table(
+            [
+                "arms (first vs second)",
+                "measure",
+                "n",
+                "only the first",
+                "only the second",
+                "exact McNemar p",
+                "first - second, company bootstrap 95%",
+                "MDE, 80% power",
+            ],
+            rows,
+            align="llrrrrlr",
+        ),
         "",
         "A difference smaller than the MDE beside it is not distinguishable at this n. The MDE is "
         "Connor's (1987) for paired proportions at the observed share of discordant pairs; "
@@ -118,10 +140,7 @@ def _comparisons(run: dict[str, Any]) -> list[str]:
 
 def _auroc(run: dict[str, Any]) -> list[str]:
     groups = ("all", *UNANSWERABLE)
-    lines = [
-        "| gate score | " + " | ".join(f"vs {g} unanswerable" for g in groups) + " |",
-        "| --- |" + " --- |" * len(groups),
-    ]
+    rows = []
     for name, by_group in run["auroc"].items():
         cells = []
         for group in groups:
@@ -132,31 +151,29 @@ def _auroc(run: dict[str, Any]) -> list[str]:
             cells.append(
                 f"{value}{bounds} (n = {figures['answerable']} + {figures['unanswerable']})"
             )
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return lines
+        rows.append([name, *cells])
+    return table(["gate score", *(f"vs {group} unanswerable" for group in groups)], rows)
 
 
 def _risk_coverage(run: dict[str, Any]) -> list[str]:
     figures = run["risk_coverage"]
     coverages = list(next(iter(figures["scores"].values()))["risk_at_coverage"])
-    lines = [
-        "| gate score | AURC | "
-        + " | ".join(f"risk at coverage >= {float(c):.0%}" for c in coverages)
-        + " |",
-        "| --- | ---: |" + " ---: |" * len(coverages),
-    ]
+    rows = []
     for name, curve in figures["scores"].items():
-        cells = []
+        cells = [name, f"{curve['aurc']:.3f}"]
         for coverage in coverages:
             point = curve["risk_at_coverage"][coverage]
-            cells.append("n/a" if point is None else f"{_pct(point[1])} (at {_pct(point[0])})")
-        lines.append(f"| {name} | {curve['aurc']:.3f} | " + " | ".join(cells) + " |")
+            cells.append(
+                "n/a" if point is None else f"{percent(point[1])} (at {percent(point[0])})"
+            )
+        rows.append(cells)
+    header = ["gate score", "AURC", *(f"risk at coverage >= {float(c):.0%}" for c in coverages)]
     return [
-        *lines,
+        *table(header, rows, align="lr" + "r" * len(coverages)),
         "",
         f"Risk is the share of the admitted questions whose end-to-end outcome under arm none is "
         f"wrong (an answerable question not answered correctly, or an unanswerable one "
-        f"answered); at full coverage it is {_pct(figures['end_to_end_risk'])}. Questions are "
+        f"answered); at full coverage it is {percent(figures['end_to_end_risk'])}. Questions are "
         "admitted from the highest score down, ties together; `best possible` ranks every right "
         "outcome first, the lowest AURC any score could reach on these outcomes.",
     ]
@@ -219,6 +236,7 @@ def _run_section(run: dict[str, Any]) -> list[str]:
 def render_report(report: dict[str, Any]) -> str:
     golden = report["golden"]
     splits = golden["splits"]
+    kinds = ("answerable", *UNANSWERABLE)
     lines = [
         "# Evaluation report",
         "",
@@ -235,16 +253,15 @@ def render_report(report: dict[str, Any]) -> str:
         f"{golden['questions']} questions generated from the filings' XBRL facts, split by "
         "company before any run (`data/golden/split.json`):",
         "",
-        "| split | companies | " + " | ".join(("answerable", *UNANSWERABLE)) + " |",
-        "| --- | --- |" + " ---: |" * (1 + len(UNANSWERABLE)),
+        *table(
+            ["split", "companies", *kinds],
+            [
+                [name, ", ".join(split["companies"]), *(split["kinds"].get(k, 0) for k in kinds)]
+                for name, split in splits.items()
+            ],
+            align="ll" + "r" * len(kinds),
+        ),
     ]
-    for name, split in splits.items():
-        kinds = split["kinds"]
-        lines.append(
-            f"| {name} | {', '.join(split['companies'])} | "
-            + " | ".join(str(kinds.get(k, 0)) for k in ("answerable", *UNANSWERABLE))
-            + " |"
-        )
     lines += ["", "## Arms", "", *_headline(report), ""]
     for split in SPLITS:
         if split in report["runs"]:

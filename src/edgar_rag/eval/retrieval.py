@@ -9,12 +9,12 @@ asked scoped to their filing; narrative questions also across the whole corpus.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,9 +31,10 @@ from edgar_rag.eval.golden import (
 )
 from edgar_rag.index.embedders import OnnxMiniLMEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import index_filings
+from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.ingest.pipeline import ingest_filing
+from edgar_rag.question.reading import Kind, read_question
 from edgar_rag.retrieve.search import Searcher, SearchSettings
 
 FIGURES = Path("data/retrieval/figures.jsonl")
@@ -70,9 +71,10 @@ ARMS: dict[str, SearchSettings] = {
     "bm25": SearchSettings(dense=False, facts=False, dedup=False),
     "hybrid": SearchSettings(facts=False, dedup=False),
     "hybrid+dedup": SearchSettings(facts=False),
-    "hybrid+dedup+facts": SearchSettings(),
+    "hybrid+dedup+facts": SearchSettings(facts_kinds=frozenset(Kind)),
+    "hybrid+dedup+facts by kind": SearchSettings(),
 }
-DEFAULT_ARM = "hybrid+dedup+facts"
+DEFAULT_ARM = "hybrid+dedup+facts by kind"
 
 
 def parse_corpus(corpus: Path) -> list[ParsedFiling]:
@@ -156,7 +158,7 @@ def evaluate(
             if corpus_wide
             else index.resolve_scope(ticker=case.ticker, fiscal_year=case.fiscal_year)
         )
-        rank = first_hit_rank(searcher.search(case.question, scope, max(KS)), case)
+        rank = first_hit_rank(searcher.search(read_question(case.question), scope, max(KS)), case)
         for group in ("all", *case.groups):
             ranks[group].append(rank)
     return {group: score(values) for group, values in sorted(ranks.items())}
@@ -180,8 +182,10 @@ def chunk_sweep(
     ]
     cases = [c for c in cases if f"{c.ticker}-{c.fiscal_year}" in SWEEP_FILINGS]
     for size, overlap in sizes:
-        with tempfile.TemporaryDirectory() as folder:
-            index = SqliteIndex(Path(folder) / "sweep.db")
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            closing(SqliteIndex(Path(folder) / "sweep.db")) as index,
+        ):
 
             def parse(raw: RawFiling, size: int = size, overlap: int = overlap) -> Any:
                 return ingest_filing(raw, size, overlap)
@@ -193,7 +197,6 @@ def chunk_sweep(
                 **{k: v for k, v in scored.items() if k.startswith("narrative-item")},
                 "chunks": {"n": float(index.counts()["chunks"])},
             }
-            index.close()
     return results
 
 
@@ -201,23 +204,23 @@ def run(corpus: Path, index_path: Path, cache: Path, sweep: bool) -> dict[str, A
     figures = read_figure_questions(FIGURES)
     narrative = read_narrative()
     embedder = OnnxMiniLMEmbedder(cache)
-    index = SqliteIndex(index_path)
     cases = [
         *figure_cases(figures),
         *narrative_cases(narrative, strict=False),
         *narrative_cases(narrative, strict=True),
     ]
-    arms = {name: evaluate(index, embedder, cases, settings) for name, settings in ARMS.items()}
-    wide = evaluate(
-        index, embedder, narrative_cases(narrative, strict=False), SearchSettings(), True
-    )
-    report: dict[str, Any] = {
-        "questions": {"figure": len(figures), "narrative": len(narrative)},
-        "arms": arms,
-        "corpus_wide_narrative": wide,
-        "corpus_chunks": index.counts()["chunks"],
-    }
-    index.close()
+    with closing(SqliteIndex(index_path)) as index:
+        arms = {name: evaluate(index, embedder, cases, settings) for name, settings in ARMS.items()}
+        wide = evaluate(
+            index, embedder, narrative_cases(narrative, strict=False), SearchSettings(), True
+        )
+        report: dict[str, Any] = {
+            "questions": {"figure": len(figures), "narrative": len(narrative)},
+            "arms": arms,
+            "default_arm": DEFAULT_ARM,
+            "corpus_wide_narrative": wide,
+            "corpus_chunks": index.counts()["chunks"],
+        }
     if sweep:
         report["chunk_sweep"] = run_sweep(corpus, embedder, figures, narrative)
     return report
@@ -236,37 +239,29 @@ def run_sweep(
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Measure retrieval; write docs/retrieval.*")
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
-    parser.add_argument("--index", type=Path, default=Path("build/corpus.db"))
-    parser.add_argument("--cache", type=Path, default=Path("build/cache/embedders"))
-    parser.add_argument("--out", type=Path, default=Path("docs/retrieval.json"))
-    parser.add_argument("--generate", action="store_true", help="write the figure questions")
-    parser.add_argument("--no-sweep", action="store_true", help="skip the chunk-size sweep")
-    parser.add_argument(
-        "--sweep-only", action="store_true", help="run only the sweep, into the existing JSON"
-    )
-    args = parser.parse_args(argv)
-    if args.generate:
-        write_jsonl(FIGURES, generate_figure_questions(args.corpus))
-        return 0
-    if args.sweep_only:
-        report = json.loads(args.out.read_text(encoding="utf-8"))
+def write_figure_questions(corpus: Path) -> None:
+    """Write the figure questions (``FIGURES``) from the corpus's XBRL facts."""
+    write_jsonl(FIGURES, generate_figure_questions(corpus))
+
+
+def write_retrieval_report(
+    corpus: Path, index: Path, cache: Path, out: Path, *, sweep: bool, sweep_only: bool
+) -> None:
+    """Measure retrieval into ``out`` and render its Markdown page beside it; ``sweep_only``
+    runs only the chunk-size sweep, into the JSON already there."""
+    if sweep_only:
+        report = json.loads(out.read_text(encoding="utf-8"))
         report["chunk_sweep"] = run_sweep(
-            args.corpus,
-            OnnxMiniLMEmbedder(args.cache),
+            corpus,
+            OnnxMiniLMEmbedder(cache),
             read_figure_questions(FIGURES),
             read_narrative(),
         )
     else:
-        report = run(args.corpus, args.index, args.cache, sweep=not args.no_sweep)
-    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        report = run(corpus, index, cache, sweep=sweep)
+        if not sweep and out.exists():  # the sweep last measured stays on the page
+            report["chunk_sweep"] = json.loads(out.read_text(encoding="utf-8")).get("chunk_sweep")
+    out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     from edgar_rag.eval.report import render_retrieval  # noqa: PLC0415
 
-    args.out.with_suffix(".md").write_text(render_retrieval(report), encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    out.with_suffix(".md").write_text(render_retrieval(report), encoding="utf-8")

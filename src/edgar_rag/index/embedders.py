@@ -127,7 +127,7 @@ class OnnxMiniLMEmbedder:
     of ``MiniLMEmbedder`` on 2 shared cores (1.6-2.6x across runs). int8 (per-channel, MatMul
     weights) reached 4.7x but changed the top-5 of 30% of queries (cosine mean 0.994), so it is
     opt-in. Those runs had AVX-512; RUNTIME.md's AVX2 machine measured an unfused fp32 export
-    at 0.94x, so re-measure there with ``python -m edgar_rag.bench.embedding``.
+    at 0.94x, so re-measure there with ``edgar-rag dev bench embedding``.
     The model is exported once into ``cache_dir`` and reused by every later instance.
     """
 

@@ -419,6 +419,17 @@ class PostgresIndex:
         ).fetchall()
         return passages_from_rows(rows, self.filing_meta)
 
+    def passages_at(self, filing_id: int, ordinals: Sequence[int]) -> dict[int, Passage]:
+        if not ordinals:
+            return {}
+        rows = self.db.execute(
+            'SELECT id, filing_id, ordinal, item, title, start, "end", kind, text '
+            "FROM chunks WHERE filing_id = %s AND ordinal = ANY(%s)",
+            (filing_id, list(ordinals)),
+        ).fetchall()
+        found = passages_from_rows(rows, self.filing_meta)
+        return {passage.chunk.ordinal: passage for passage in found.values()}
+
     def displayed_facts(self, filing_id: int) -> list[FactRef]:
         """The filing's facts that its text displays, with the chunk that prints each."""
         rows = self.db.execute(

@@ -440,6 +440,18 @@ class SqliteIndex:
         ).fetchall()
         return passages_from_rows(rows, self.filing_meta)
 
+    def passages_at(self, filing_id: int, ordinals: Sequence[int]) -> dict[int, Passage]:
+        if not ordinals:
+            return {}
+        marks = ", ".join("?" for _ in ordinals)
+        rows = self.db.execute(
+            f'SELECT id, filing_id, ordinal, item, title, start, "end", kind, text '
+            f"FROM chunks WHERE filing_id = ? AND ordinal IN ({marks})",
+            [filing_id, *ordinals],
+        ).fetchall()
+        found = passages_from_rows(rows, self.filing_meta)
+        return {passage.chunk.ordinal: passage for passage in found.values()}
+
     def displayed_facts(self, filing_id: int) -> list[FactRef]:
         """The filing's facts that its text displays, with the chunk that prints each (kept in
         memory per filing until the index changes, like the vector matrices)."""

@@ -16,19 +16,11 @@ import lxml.html
 
 from edgar_rag.domain import Fact
 from edgar_rag.ingest.html import FACT_TAG
+from edgar_rag.rules import fiscal_year_at, parse_number_words
 
 log = logging.getLogger(__name__)
 
-_NUMBER_WORDS = {
-    word: value
-    for value, word in enumerate(
-        (
-            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-            "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
-        ).split()
-    )
-} | {"no": 0, "none": 0, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
-_DAYS_PER_YEAR = 365.25
+_NONE_WORDS = frozenset({"no", "none"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +57,7 @@ class XbrlDocument:
         )
         enough = max(3, max(ends.values(), default=0) // 10)
         years = {
-            fiscal_year - round((period_end - end).days / _DAYS_PER_YEAR)
+            fiscal_year_at(end, period_end, fiscal_year)
             for end, count in ends.items()
             if count >= enough and end <= period_end
         }
@@ -138,7 +130,8 @@ def _displayed_number(displayed: str, number_format: str) -> float | None:
     if kind in ("fixed-zero", "zerodash") or re.fullmatch(r"[-–—]+", text):
         return 0.0
     if kind in ("numwordsen", "num-word-en"):
-        return _NUMBER_WORDS.get(text.lower().rstrip("."), None)
+        words = text.lower().rstrip(".")
+        return 0.0 if words in _NONE_WORDS else parse_number_words(words)
     if kind in ("num-comma-decimal", "numcommadecimal"):
         text = text.replace(".", "").replace(" ", "").replace(",", ".")
     digits = re.sub(r"[^\d.]", "", text)

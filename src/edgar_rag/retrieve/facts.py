@@ -56,11 +56,14 @@ def concept_words(concept: str) -> frozenset[str]:
 
 
 def question_words(terms: Sequence[str]) -> frozenset[str]:
+    """The stems of the question's terms and their synonyms; a hyphenated term counts as its
+    parts, as a concept's name spells them (``long-term`` is ``LongTerm``)."""
     words: list[str] = []
     for term in terms:
-        words.append(term)
-        words.extend(SYNONYMS.get(term, ()))
-    return _stems(words)
+        for word in (term, *term.split("-")) if "-" in term else (term,):
+            words.append(word)
+            words.extend(SYNONYMS.get(word, ()))
+    return _stems([word for word in words if word])
 
 
 def rank_fact_chunks(
@@ -92,3 +95,20 @@ def rank_fact_chunks(
             best[fact.chunk_id] = score
     ranked = sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))
     return ranked[:k]
+
+
+def named_fact_chunk(
+    terms: Sequence[str], facts: Sequence[FactRef], period_end: date | None
+) -> int | None:
+    """The chunk that displays the fact the question names outright: an undimensioned fact of
+    the filing's own period whose concept's every word the question says (with its synonyms),
+    the longest such concept first; None when no concept is named whole."""
+    wanted = question_words(terms)
+    best: tuple[int, int] | None = None
+    for fact in facts:
+        words = concept_words(fact.concept)
+        if fact.dimensional or fact.period_end != period_end or not words or words - wanted:
+            continue
+        if best is None or len(words) > best[0]:
+            best = (len(words), fact.chunk_id)
+    return None if best is None else best[1]

@@ -4,32 +4,16 @@ reciprocal rank, with near-duplicate passages removed so that k slots carry k di
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from edgar_rag.domain import Embedder, Hit, PassageIndex, Scope
-from edgar_rag.retrieve.facts import rank_fact_chunks
+from edgar_rag.domain import Embedder, Hit, PassageIndex, Scope, ScoredIds
+from edgar_rag.question.reading import Kind, Question
+from edgar_rag.retrieve.facts import named_fact_chunk, rank_fact_chunks
 from edgar_rag.retrieve.fuse import fuse_rankings
 from edgar_rag.retrieve.rerank import Reranker, rerank_hits
-
-_WORD = re.compile(r"[a-z0-9][a-z0-9'&.-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
-STOPWORDS = frozenset(
-    (
-        "a an and are as at be been by did do does for from had has have how i in is it its "
-        "of on or s the their them there these they this those to was were what when where "
-        "which who whom why will with would you your company company's fiscal year years much "
-        "many report reported say says tell me please about"
-    ).split()
-)
-
-
-def query_terms(question: str) -> list[str]:
-    """The words of a question worth matching lexically (stopwords and repeats removed)."""
-    words = [w.lower().strip(".'") for w in _WORD.findall(question)]
-    return list(dict.fromkeys(w for w in words if w and w not in STOPWORDS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +24,16 @@ class SearchSettings:
     lexical: bool = True
     facts: bool = True
     """Rank the chunks that display XBRL facts whose names match the question (scoped only)."""
+    facts_kinds: frozenset[Kind] = frozenset(set(Kind) - {Kind.NARRATIVE})
+    """The kinds of question the facts ranker serves: not narrative ones, whose answer is prose
+    that the chunks of figures crowd out of the top five (docs/retrieval.md)."""
     facts_weight: float = 2.0
     """The fact ranking counts this many times in the fusion (docs/retrieval.md)."""
     facts_min_share: float = 0.5
+    named_fact_first: bool = True
+    """Put first the chunk displaying the fact whose concept the question names outright (every
+    word of ``PaymentsForRepurchaseOfCommonStock`` for "stock buybacks"), which fusion can rank
+    below chunks that many rankers find half-relevant."""
     dedup: bool = True
     candidates: int = 40
     """How many passages each ranker contributes before fusion."""
@@ -71,16 +62,16 @@ class Searcher:
     settings: SearchSettings = field(default_factory=SearchSettings)
     reranker: Reranker | None = None
 
-    def search(self, question: str, scope: Scope, k: int = 5) -> list[Hit]:
+    def search(self, question: Question, scope: Scope, k: int = 5) -> list[Hit]:
         return self.search_timed(question, scope, k)[0]
 
     def search_timed(
-        self, question: str, scope: Scope, k: int = 5
+        self, question: Question, scope: Scope, k: int = 5
     ) -> tuple[list[Hit], SearchTimings]:
         """The hits and what each stage of finding them took (per call, so concurrent callers
         never read each other's timings)."""
         started = time.perf_counter()
-        query = self.embedder.embed([question])[0]
+        query = self.embedder.embed([question.text])[0]
         embedded = time.perf_counter()
         settings = self.settings
         dense = (
@@ -89,24 +80,25 @@ class Searcher:
             else []
         )
         lexical = (
-            self.index.lexical_search(query_terms(question), scope.filing_id, settings.candidates)
+            self.index.lexical_search(question.terms, scope.filing_id, settings.candidates)
             if settings.lexical
             else []
         )
-        facts = (
-            rank_fact_chunks(
-                query_terms(question),
-                self.index.displayed_facts(scope.filing_id),
-                scope.filing.period_end if scope.filing else None,
-                settings.candidates,
-                settings.facts_min_share,
+        facts: ScoredIds = []
+        named = None
+        if settings.facts and scope.filing_id is not None and question.kind in settings.facts_kinds:
+            displayed = self.index.displayed_facts(scope.filing_id)
+            period_end = scope.filing.period_end if scope.filing else None
+            facts = rank_fact_chunks(
+                question.terms, displayed, period_end, settings.candidates, settings.facts_min_share
             )
-            if settings.facts and scope.filing_id is not None
-            else []
-        )
+            if settings.named_fact_first:
+                named = named_fact_chunk(question.terms, displayed, period_end)
         searched = time.perf_counter()
         rankings = [[i for i, _ in ranking] for ranking in (dense, lexical, facts)]
         fused = fuse_rankings(rankings, settings.rrf_k, (1.0, 1.0, settings.facts_weight))
+        if named is not None:
+            fused = [(named, fused[0][1] if fused else 1.0)] + [p for p in fused if p[0] != named]
         ids = [chunk_id for chunk_id, _ in fused]
         vectors = self.index.vectors(ids)
         cosines = vectors @ query if ids else np.zeros(0, dtype=np.float32)
@@ -128,7 +120,7 @@ class Searcher:
             for rank, i in enumerate(keep, 1)
         ]
         if self.reranker is not None:  # its time counts in fuse_ms
-            scores = self.reranker.rerank(question, [hit.passage.chunk.text for hit in hits])
+            scores = self.reranker.rerank(question.text, [hit.passage.chunk.text for hit in hits])
             hits = rerank_hits(hits, scores)[:k]
         done = time.perf_counter()
         return hits, SearchTimings(

@@ -25,6 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Annotated, Any, TypeVar
@@ -38,11 +39,12 @@ from starlette.concurrency import run_in_threadpool
 
 from edgar_rag import __version__
 from edgar_rag.answer.answerer import Answerer
-from edgar_rag.answer.render import REASON_WORDS, filing_json, response_json
+from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.compose import build_answerer, build_searcher, open_index
 from edgar_rag.config import Settings
 from edgar_rag.domain import FilingStore, Scope
 from edgar_rag.errors import ConfigError, NotFoundError, SourceError
+from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.docs import install_docs
 from edgar_rag.service.failures import (
@@ -56,7 +58,9 @@ from edgar_rag.service.models import (
     MAX_QUESTION_CHARS,
     AskRequest,
     AskResponse,
+    EmbedderJson,
     FilingEntry,
+    GeneratorHealth,
     Health,
     ItemText,
     QueryRequest,
@@ -64,6 +68,7 @@ from edgar_rag.service.models import (
     ScopeFields,
     SearchRequest,
     SearchResponse,
+    SlotsHealth,
 )
 from edgar_rag.service.observe import (
     LOGGER,
@@ -73,7 +78,6 @@ from edgar_rag.service.observe import (
     log_config,
     record_of,
 )
-from edgar_rag.service.shapes import filing_entry_json, hit_json, item_json, query_json
 from edgar_rag.service.slots import GenerationSlots
 from edgar_rag.service.store import LockedPassages, item_span
 
@@ -114,8 +118,8 @@ class Services:
 def build_services(settings: Settings) -> Services:
     """The index, searcher and answerer the settings name. A generator that cannot be built
     (no local model yet, a missing tape) leaves search running: /health says why."""
-    index = open_index(settings)
-    try:
+    with ExitStack() as on_failure:
+        index = on_failure.enter_context(closing(open_index(settings)))
         try:
             answerer: Answerer | None = build_answerer(settings, index)
             problem = None
@@ -123,16 +127,14 @@ def build_services(settings: Settings) -> Services:
             answerer, problem = None, str(exc)
             log.warning("the generator is not ready: %s", problem)
         searcher = answerer.searcher if answerer is not None else build_searcher(settings, index)
-    except BaseException:
-        index.close()
-        raise
+        on_failure.pop_all()  # built: the index stays open for the app, and serve closes it
     return Services(index, searcher, answerer, ServiceSettings.from_settings(settings), problem)
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None:
     """Build the services and run the app with uvicorn until interrupted (``edgar-rag serve``)."""
     services = build_services(settings)
-    try:
+    with closing(services.index):
         uvicorn.run(
             create_app(services),
             host=host,
@@ -140,22 +142,11 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None
             access_log=False,
             log_config=log_config(uvicorn.config.LOGGING_CONFIG),
         )
-    finally:
-        services.index.close()
 
 
 def create_app(services: Services) -> FastAPI:
     """A FastAPI app serving ``services``; each call builds its own metrics, slots and lock."""
-    settings = services.settings
-    lock = threading.Lock()
-    slots = GenerationSlots(settings.slots)
-    metrics = ServiceMetrics(settings.slots)
-    searcher = _locked(services.searcher, lock)
-    answerer = services.answerer
-    if answerer is not None:
-        answerer = replace(answerer, searcher=_locked(answerer.searcher, lock))
-    page = _page()
-
+    backend = _Backend.over(services)
     app = FastAPI(
         title="edgar-rag",
         version=__version__,
@@ -165,64 +156,109 @@ def create_app(services: Services) -> FastAPI:
         redoc_url=None,
     )
     install_docs(app)
-    app.add_middleware(RequestObserver, metrics=metrics, log_questions=settings.log_questions)
+    app.add_middleware(
+        RequestObserver, metrics=backend.metrics, log_questions=services.settings.log_questions
+    )
     install_error_handlers(app)
-    keyed = [Depends(_key_check(settings.api_key))] if settings.api_key else []
+    api_key = services.settings.api_key
+    keyed = [Depends(_key_check(api_key))] if api_key else []
+    # In this order: it is the order of the paths in the OpenAPI schema.
+    _add_page_and_health(app, backend)
+    _add_answering(app, backend, keyed)
+    _add_reading(app, backend, keyed)
+    _add_metrics(app, backend, keyed)
+    return app
 
-    def resolve(body: ScopeFields) -> Scope:
-        with lock:
-            scope = services.index.resolve_scope(body.ticker, body.cik, body.fiscal_year)
+
+@dataclass(frozen=True, slots=True)
+class _Backend:
+    """What the endpoints share: the services behind one index lock, and the generation slots
+    that bound how many answers run at once."""
+
+    services: Services
+    lock: threading.Lock
+    slots: GenerationSlots
+    metrics: ServiceMetrics
+    searcher: Searcher
+    answerer: Answerer | None
+
+    @classmethod
+    def over(cls, services: Services) -> _Backend:
+        lock = threading.Lock()
+        answerer = services.answerer
+        if answerer is not None:
+            answerer = replace(answerer, searcher=_locked(answerer.searcher, lock))
+        return cls(
+            services=services,
+            lock=lock,
+            slots=GenerationSlots(services.settings.slots),
+            metrics=ServiceMetrics(services.settings.slots),
+            searcher=_locked(services.searcher, lock),
+            answerer=answerer,
+        )
+
+    def resolve(self, body: ScopeFields) -> Scope:
+        with self.lock:
+            scope = self.services.index.resolve_scope(body.ticker, body.cik, body.fiscal_year)
         filing = scope.filing
         if body.ticker and body.cik is not None and filing is not None and filing.cik != body.cik:
             raise NotFoundError(f"ticker {body.ticker.upper()} is CIK {filing.cik}, not {body.cik}")
         return scope
 
-    async def generate(work: Callable[[Answerer], _T]) -> _T:
-        if answerer is None:
-            problem = services.generator_problem or "no generator was configured"
+    async def generate(self, work: Callable[[Answerer], _T]) -> _T:
+        """``work`` in a worker thread while it holds a slot; SlotsBusy at once when none is
+        free."""
+        if self.answerer is None:
+            problem = self.services.generator_problem or "no generator was configured"
             raise SourceError(f"the generator is not ready: {problem}")
-        ready = answerer
+        ready, slots = self.answerer, self.slots
         if not slots.try_take():
             wait_s = slots.retry_after_s()
             raise SlotsBusy(
                 f"all {slots.total} generation slots are busy; retry in {wait_s} s", wait_s
             )
-        metrics.slots_busy.set(slots.busy)
+        self.metrics.slots_busy.set(slots.busy)
         started = time.perf_counter()
         try:
             return await run_in_threadpool(work, ready)
         finally:
             slots.give_back(time.perf_counter() - started)
-            metrics.slots_busy.set(slots.busy)
+            self.metrics.slots_busy.set(slots.busy)
+
+    def health(self) -> Health:
+        with self.lock:
+            counts = self.services.index.counts()
+            identity = self.services.index.embedder_identity()
+        answerer = self.answerer
+        return Health(
+            status="ok",
+            filings=counts["filings"],
+            chunks=counts["chunks"],
+            embedder=EmbedderJson.model_validate(identity) if identity is not None else None,
+            generator=GeneratorHealth(
+                name=answerer.generator.name if answerer is not None else None,
+                ready=answerer is not None,
+                detail=self.services.generator_problem,
+            ),
+            slots=SlotsHealth(total=self.slots.total, busy=self.slots.busy),
+        )
+
+
+def _add_page_and_health(app: FastAPI, backend: _Backend) -> None:
+    """The two endpoints that never ask for the key."""
+    page = _page()
 
     @app.get("/", include_in_schema=False)
     async def web_page() -> HTMLResponse:
         return HTMLResponse(page)
 
     @app.get("/health", response_model=Health, summary="Corpus size, index and generator")
-    def health() -> dict[str, Any]:
-        with lock:
-            counts = services.index.counts()
-            identity = services.index.embedder_identity()
-        generator = answerer.generator.name if answerer is not None else None
-        return {
-            "status": "ok",
-            "filings": counts["filings"],
-            "chunks": counts["chunks"],
-            "embedder": None
-            if identity is None
-            else {
-                "model": identity.model,
-                "dimensions": identity.dimensions,
-                "normalisation": identity.normalisation,
-            },
-            "generator": {
-                "name": generator,
-                "ready": answerer is not None,
-                "detail": services.generator_problem,
-            },
-            "slots": {"total": slots.total, "busy": slots.busy},
-        }
+    def health() -> Health:
+        return backend.health()
+
+
+def _add_answering(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
+    """The endpoints that take a generation slot."""
 
     @app.post(
         "/ask",
@@ -234,11 +270,11 @@ def create_app(services: Services) -> FastAPI:
     async def ask(body: AskRequest, request: Request) -> JSONResponse:
         record = record_of(request)
         record.question = body.question
-        scope = await run_in_threadpool(resolve, body)
-        response = await generate(lambda a: a.answer(body.question, scope, body.gate))
+        scope = await run_in_threadpool(backend.resolve, body)
+        response = await backend.generate(lambda a: a.answer(body.question, scope, body.gate))
         record.answered(response)
         await _note_disconnect(request)
-        return JSONResponse(response_json(response))
+        return JSONResponse(AskResponse.of(response).model_dump(mode="json"))
 
     @app.post(
         "/query",
@@ -251,14 +287,19 @@ def create_app(services: Services) -> FastAPI:
         record = record_of(request)
         record.question = body.question
 
-        def work(ready: Answerer) -> dict[str, Any]:
+        def work(ready: Answerer) -> QueryResponse:
             response = ready.answer(body.question, Scope())
             record.answered(response)
-            return query_json(response, searcher.search(body.question, Scope(), body.top_k))
+            hits = backend.searcher.search(read_question(body.question), Scope(), body.top_k)
+            return QueryResponse.of(response, hits)
 
-        answered = await generate(work)
+        answered = await backend.generate(work)
         await _note_disconnect(request)
-        return JSONResponse(answered)
+        return JSONResponse(answered.model_dump(mode="json"))
+
+
+def _add_reading(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
+    """The endpoints that read the index and never wait on a slot."""
 
     @app.post(
         "/search",
@@ -267,15 +308,11 @@ def create_app(services: Services) -> FastAPI:
         responses=error_responses(401, 404, 422),
         summary="Rank the passages that best answer a question",
     )
-    def search(body: SearchRequest, request: Request) -> dict[str, Any]:
+    def search(body: SearchRequest, request: Request) -> SearchResponse:
         record_of(request).question = body.question
-        scope = resolve(body)
-        hits = searcher.search(body.question, scope, body.k)
-        return {
-            "question": body.question,
-            "source": filing_json(scope.filing) if scope.filing is not None else None,
-            "hits": [hit_json(hit) for hit in hits],
-        }
+        scope = backend.resolve(body)
+        hits = backend.searcher.search(read_question(body.question), scope, body.k)
+        return SearchResponse.of(body.question, scope.filing, hits)
 
     @app.get(
         "/filings",
@@ -284,10 +321,10 @@ def create_app(services: Services) -> FastAPI:
         responses=error_responses(401),
         summary="The indexed filings",
     )
-    def filings() -> list[dict[str, Any]]:
-        with lock:
-            summaries = services.index.filings()
-        return [filing_entry_json(summary) for summary in summaries]
+    def filings() -> list[FilingEntry]:
+        with backend.lock:
+            summaries = backend.services.index.filings()
+        return [FilingEntry.model_validate(summary) for summary in summaries]
 
     @app.get(
         "/filings/{filing_id}/text",
@@ -300,10 +337,13 @@ def create_app(services: Services) -> FastAPI:
         filing_id: Annotated[int, Path(ge=1, le=2**62)],
         start: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="a citation's start")],
         end: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="a citation's end")],
-    ) -> dict[str, Any]:
-        with lock:
-            return item_json(item_span(services.index, filing_id, start, end))
+    ) -> ItemText:
+        with backend.lock:
+            span = item_span(backend.services.index, filing_id, start, end)
+        return ItemText.model_validate(span)
 
+
+def _add_metrics(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
     @app.get(
         "/metrics",
         dependencies=keyed,
@@ -315,9 +355,7 @@ def create_app(services: Services) -> FastAPI:
         summary="Prometheus metrics",
     )
     def prometheus_metrics() -> HttpResponse:
-        return HttpResponse(metrics.exposition(), media_type=METRICS_CONTENT_TYPE)
-
-    return app
+        return HttpResponse(backend.metrics.exposition(), media_type=METRICS_CONTENT_TYPE)
 
 
 async def _note_disconnect(request: Request) -> None:

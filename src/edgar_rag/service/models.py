@@ -1,15 +1,22 @@
-"""The HTTP bodies of the service: what a request may hold, and the documented response shapes.
+"""The HTTP bodies of the service: what a request may hold, and the shape of each response.
 
-Requests are validated here (a bad body is a 422 naming its fields). Responses are written by
-``answer.render`` and ``service.shapes``; the models below only document them in the OpenAPI
-schema, which the schemathesis test holds the service to.
+Requests are validated here (a bad body is a 422 naming its fields). Each response model is the
+one definition of its output: built from domain values by its ``of`` (or ``model_validate``
+for a value whose attributes it mirrors), it writes the service's JSON and the CLI's ``--json``,
+and it is the OpenAPI schema the schemathesis test holds the service to. Adding a field here
+adds it everywhere; DESIGN.md lets fields be added to the response object, never removed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import date
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+
+from edgar_rag.answer.render import REASON_WORDS
+from edgar_rag.domain import Citation, FilingMeta, Hit, Response
 
 MAX_QUESTION_CHARS = 1000
 """The longest question the service reads; a longer one is a 422."""
@@ -98,7 +105,7 @@ class QueryRequest(BaseModel):
     ] = 5
 
 
-# -- responses (documentation) ------------------------------------------------------------------
+# -- responses ---------------------------------------------------------------------------------
 
 
 class FieldError(BaseModel):
@@ -116,13 +123,15 @@ class ErrorBody(BaseModel):
 
 
 class FilingJson(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a FilingMeta
+
     company: str
     ticker: str | None
     cik: int | None
     fiscal_year: int
     accession: str | None
     form: str
-    filing_date: str | None
+    filing_date: date | None
     url: str | None
 
 
@@ -139,10 +148,67 @@ class CitationJson(BaseModel):
     end: int
     score: float
 
+    @classmethod
+    def of(cls, citation: Citation) -> CitationJson:
+        filing = citation.filing
+        return cls(
+            marker=citation.marker,
+            ticker=filing.ticker,
+            cik=filing.cik,
+            fiscal_year=filing.fiscal_year,
+            accession=filing.accession,
+            item=citation.item,
+            title=citation.title,
+            quote=citation.quote,
+            start=citation.start,
+            end=citation.end,
+            score=citation.score,
+        )
+
 
 class Tokens(BaseModel):
     prompt: int
     completion: int
+
+
+class OperandJson(BaseModel):
+    """One figure a calculation used, with the marker of the citation that prints it."""
+
+    name: str
+    item: str
+    fiscal_year: int
+    value: str
+    """Exact decimal, in units (dollars, not millions), signed as XBRL signs it."""
+    printed: str
+    unit: str
+    scale: int
+    places: int
+    period_start: str | None
+    period_end: str
+    accession: str | None
+    concept: str | None
+    row_label: str | None
+    offset: int | None
+    marker: int
+
+
+class RoundingJson(BaseModel):
+    decimals: int
+    mode: str
+
+
+class CalculationJson(BaseModel):
+    """A computed answer's formula, operands, result and the rounding applied."""
+
+    metric: str | None
+    formula: str
+    fiscal_year: int
+    operands: list[OperandJson]
+    result: str
+    text: str
+    unit: str
+    scale: int
+    rounding: RoundingJson
 
 
 class AskResponse(BaseModel):
@@ -162,6 +228,33 @@ class AskResponse(BaseModel):
     timings_ms: dict[str, float]
     tokens: Tokens
     replayed: bool
+    calculation: CalculationJson | None = None
+    """Only on an answer computed in code (DESIGN.md)."""
+
+    @classmethod
+    def of(cls, response: Response) -> AskResponse:
+        source = response.source
+        return cls(
+            question=response.question,
+            text=response.text,
+            citations=[CitationJson.of(citation) for citation in response.citations],
+            abstained=response.abstained,
+            reason=response.reason.value if response.reason is not None else None,
+            detail=response.detail,
+            gate=response.gate,
+            retrieval_score=_round(response.retrieval_score),
+            gate_score=_round(response.gate_score),
+            source=FilingJson.model_validate(source) if source is not None else None,
+            generator=response.generator,
+            timings_ms=response.timings_ms,
+            tokens=Tokens(prompt=response.prompt_tokens, completion=response.completion_tokens),
+            replayed=response.replayed,
+            calculation=(
+                CalculationJson.model_validate(response.calculation)
+                if response.calculation is not None
+                else None
+            ),
+        )
 
 
 class HitJson(BaseModel):
@@ -179,11 +272,38 @@ class HitJson(BaseModel):
     fiscal_year: int
     accession: str | None
 
+    @classmethod
+    def of(cls, hit: Hit) -> HitJson:
+        chunk, filing = hit.passage.chunk, hit.passage.filing
+        return cls(
+            rank=hit.rank,
+            score=round(hit.score, 6),
+            cosine=round(hit.cosine, 6),
+            item=chunk.item,
+            title=chunk.title,
+            text=chunk.text,
+            start=chunk.start,
+            end=chunk.end,
+            ticker=filing.ticker,
+            cik=filing.cik,
+            company=filing.company,
+            fiscal_year=filing.fiscal_year,
+            accession=filing.accession,
+        )
+
 
 class SearchResponse(BaseModel):
     question: str
     source: FilingJson | None
     hits: list[HitJson]
+
+    @classmethod
+    def of(cls, question: str, source: FilingMeta | None, hits: Sequence[Hit]) -> SearchResponse:
+        return cls(
+            question=question,
+            source=FilingJson.model_validate(source) if source is not None else None,
+            hits=[HitJson.of(hit) for hit in hits],
+        )
 
 
 class QuerySource(BaseModel):
@@ -192,6 +312,16 @@ class QuerySource(BaseModel):
     score: float
     excerpt: str
 
+    @classmethod
+    def of(cls, hit: Hit) -> QuerySource:
+        passage = hit.passage
+        return cls(
+            filing=_filing_label(passage.filing),
+            chunk=passage.chunk.ordinal,
+            score=round(hit.cosine, 4),
+            excerpt=_excerpt(passage.chunk.text),
+        )
+
 
 class QueryResponse(BaseModel):
     answer: str
@@ -199,8 +329,26 @@ class QueryResponse(BaseModel):
     abstained: bool
     reason: str | None
 
+    @classmethod
+    def of(cls, response: Response, hits: Sequence[Hit]) -> QueryResponse:
+        """docs-rag's answer: the text, or the words for why it was declined, and the passages
+        retrieved for the question."""
+        if response.reason is not None:
+            words = REASON_WORDS[response.reason.value]
+            answer = f"{words} {response.detail}" if response.detail else words
+        else:
+            answer = response.text or ""
+        return cls(
+            answer=answer,
+            sources=[QuerySource.of(hit) for hit in hits],
+            abstained=response.abstained,
+            reason=response.reason.value if response.reason is not None else None,
+        )
+
 
 class FilingEntry(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a FilingSummary
+
     filing_id: int
     ticker: str | None
     cik: int | None
@@ -217,6 +365,8 @@ class FilingEntry(BaseModel):
 class ItemText(BaseModel):
     """An Item's text, and where the asked span lies inside it (character offsets)."""
 
+    model_config = ConfigDict(from_attributes=True)  # read from an ItemSpan
+
     filing_id: int
     item: str
     title: str
@@ -228,6 +378,8 @@ class ItemText(BaseModel):
 
 
 class EmbedderJson(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from an EmbedderIdentity
+
     model: str
     dimensions: int
     normalisation: str
@@ -251,3 +403,23 @@ class Health(BaseModel):
     embedder: EmbedderJson | None
     generator: GeneratorHealth
     slots: SlotsHealth
+
+
+EXCERPT_CHARS = 300
+"""How much of a passage ``POST /query`` shows, cut back to a word."""
+
+
+def _filing_label(filing: FilingMeta) -> str:
+    """``AAPL 10-K FY2025 (0000320193-25-000079)``."""
+    label = f"{filing.ticker or filing.company} {filing.form} FY{filing.fiscal_year}"
+    return f"{label} ({filing.accession})" if filing.accession else label
+
+
+def _excerpt(text: str) -> str:
+    if len(text) <= EXCERPT_CHARS:
+        return text
+    return text[:EXCERPT_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def _round(value: float | None) -> float | None:
+    return round(value, 4) if value is not None else None

@@ -9,22 +9,14 @@ of the list (the SEC orders it by market value) only by a name of two or more wo
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from edgar_rag.domain import FilingMeta
+from edgar_rag.rules import LEGAL_FORMS, ListedCompany, listed_companies, name_words, strip_forms
 
-ListedCompany = tuple[str, str | None, int | None]
-"""``(name, ticker, cik)``, as a filing's metadata gives them."""
-
-_STRONG_SUFFIXES = frozenset(
-    "inc incorporated corp corporation co company companies ltd limited plc llc lp nv sa ag se "
-    "com &".split()
-)
 _WEAK_SUFFIXES = frozenset(
     "group holdings holding technologies platforms systems communications brands international "
     "worldwide reit".split()
@@ -67,11 +59,8 @@ _TICKER_STOPWORDS = frozenset(
     "IP IRS IT KEY LIFE LTM MA MS NET NOW ON OR OUT PAY PC PR PS SA SE SO TV TX UK UP USA WAY "
     "WELL YOU".split()
 )
-_SUFFIX_WORDS = _STRONG_SUFFIXES | _WEAK_SUFFIXES
+_SUFFIX_WORDS = LEGAL_FORMS | _WEAK_SUFFIXES
 _LOWER = _JOINERS | _SUFFIX_WORDS
-_SPLIT_SUFFIXES = frozenset({("l", "p"), ("n", "v"), ("s", "a")})
-_STATE = re.compile(r"/[A-Za-z]{1,3}\b/?")
-_NAME_TOKEN = re.compile(r"[a-z0-9]+|&")
 _QUESTION_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z0-9]+)*|&")
 _TICKER = re.compile(r"(?<![\w$])(\$)?([A-Z][A-Z0-9]{0,5}(?:[.-][A-Z])?)(?![\w-])")
 _TICKER_CUE = re.compile(r"\b(?:ticker|symbol)(?:\s+symbol)?\s*[:=]?\s*$", re.I)
@@ -129,15 +118,15 @@ class CompanyDirectory:
 
     def __init__(
         self,
-        listing: Path | None,
+        listing: Iterable[ListedCompany],
         indexed: Iterable[ListedCompany] = (),
         *,
         prominent: int = 1000,
         any_case: bool = False,
     ) -> None:
-        """``listing``: a parquet file with text columns ``cik``, ``ticker`` and ``name`` in
-        the SEC's order, largest first (None: the indexed companies alone). ``any_case``
-        reads every name in any case, ordinary words too (``Apple Card`` names Apple)."""
+        """``listing``: public companies in the SEC's order, largest first (empty: the indexed
+        companies alone). ``any_case`` reads every name in any case, ordinary words too
+        (``Apple Card`` names Apple)."""
         self._any_case = any_case
         self._companies: list[Company] = []
         self._prominent: list[bool] = []
@@ -147,20 +136,15 @@ class CompanyDirectory:
         self._longest = 0
         for name, ticker, cik in indexed:
             self._add(name, ticker, cik, prominent=True)
-        for rank, (name, ticker, cik) in enumerate(_read_listing(listing) if listing else []):
+        for rank, (name, ticker, cik) in enumerate(listing):
             self._add(name, ticker, cik, prominent=rank < prominent)
 
     @classmethod
     def from_edgartools(
         cls, indexed: Iterable[ListedCompany] = (), *, prominent: int = 1000
     ) -> CompanyDirectory:
-        """Over the ~10,000 public companies edgartools ships, found without importing
-        edgartools (which takes seconds and builds an HTTP client at import)."""
-        spec = importlib.util.find_spec("edgar")
-        if spec is None or not spec.submodule_search_locations:
-            raise FileNotFoundError("edgartools is not installed: no list of public companies")
-        package = Path(next(iter(spec.submodule_search_locations)))
-        return cls(package / "reference/data/company_tickers.parquet", indexed, prominent=prominent)
+        """Over the public companies edgartools ships (``rules.listed_companies``)."""
+        return cls(listed_companies(), indexed, prominent=prominent)
 
     def company(self, cik: int) -> Company | None:
         number = self._number_of.get(f"cik:{cik}")
@@ -176,7 +160,7 @@ class CompanyDirectory:
         return tuple(sorted(found, key=lambda mention: mention.start))
 
     def _add(self, name: str, ticker: str | None, cik: int | None, *, prominent: bool) -> None:
-        key = f"cik:{cik}" if cik is not None else "name:" + " ".join(_name_tokens(name))
+        key = f"cik:{cik}" if cik is not None else "name:" + " ".join(name_words(name))
         number = self._number_of.setdefault(key, len(self._companies))
         if number == len(self._companies):
             self._companies.append(Company(_display_name(name), cik, ()))
@@ -239,8 +223,11 @@ class CompanyDirectory:
             yield CompanyMention(match.group(), *match.span(), (company,), "cik")
 
 
-def company_guard(question: str, filing: FilingMeta, directory: CompanyDirectory) -> str | None:
-    """None unless the question asks about another company than the filer's, else why.
+def company_guard(
+    question: str, mentions: tuple[CompanyMention, ...], filing: FilingMeta
+) -> str | None:
+    """None unless the question asks about another company than the filer's, else why;
+    ``mentions`` are the companies a directory found in it (``CompanyDirectory.find``).
 
     The filer is the implicit subject when the question names it too ("What does Apple say
     about its agreement with Google?", "How much did Google pay Apple?"), or names the other
@@ -249,8 +236,7 @@ def company_guard(question: str, filing: FilingMeta, directory: CompanyDirectory
     within six words of a relational word (*competitors*, *customer*, *supplier*, *partner*,
     *agreement*, *deal*, *acquisition*, *lawsuit*, *mention*, *rating*, *depends*...).
     """
-    mentions = directory.find(question)
-    filer = CompanyDirectory(None, [(filing.company, filing.ticker, filing.cik)], any_case=True)
+    filer = CompanyDirectory((), [(filing.company, filing.ticker, filing.cik)], any_case=True)
     own = [
         mention
         for mention in filer.find(question)
@@ -273,36 +259,11 @@ def company_guard(question: str, filing: FilingMeta, directory: CompanyDirectory
     return f"the question asks about {listed}; this filing is {filing.company}'s"
 
 
-def _read_listing(path: Path) -> list[ListedCompany]:
-    # pyarrow comes with edgartools (a dev extra): imported only when a list is read.
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # noqa: PLC0415  # no py.typed
-
-    table = pq.read_table(path, columns=["cik", "ticker", "name"])
-    columns: list[list[object]] = [table.column(name).to_pylist() for name in table.column_names]
-    return [
-        (str(name), str(ticker) if ticker else None, int(str(cik)) if cik else None)
-        for cik, ticker, name in zip(*columns, strict=True)
-        if name
-    ]
-
-
-def _name_tokens(name: str) -> list[str]:
-    text = _STATE.sub(" ", name).replace("’", "").replace("'", "").replace("&", " & ")
-    tokens = _NAME_TOKEN.findall(text.lower())
-    return tokens[1:] if tokens[:1] == ["the"] and len(tokens) > 1 else tokens
-
-
-def _strip(words: tuple[str, ...], suffixes: frozenset[str]) -> tuple[str, ...]:
-    while len(words) > 1 and (words[-1] in suffixes or words[-2:] in _SPLIT_SUFFIXES):
-        words = words[:-2] if words[-2:] in _SPLIT_SUFFIXES else words[:-1]
-    return words
-
-
 def _variants(name: str, *, prominent: bool) -> Iterator[tuple[tuple[str, ...], bool]]:
     """Each way of writing the name, and whether it must be written capitalised."""
-    full = tuple(_name_tokens(name))
-    legal = _strip(full, _STRONG_SUFFIXES)
-    short = _strip(legal, _SUFFIX_WORDS)
+    full = name_words(name)
+    legal = strip_forms(full)
+    short = strip_forms(legal, _SUFFIX_WORDS)
     variants = {full, legal} | ({short} if not _all_common(short) else set())
     for variant in list(variants):
         variants.update(tuple(alias.split()) for alias in _ALIASES.get(" ".join(variant), ()))

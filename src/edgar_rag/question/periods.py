@@ -16,6 +16,7 @@ from datetime import date
 from itertools import pairwise
 
 from edgar_rag.domain import FilingMeta
+from edgar_rag.rules import SMALL_NUMBERS, fiscal_year_at
 
 _MONTH_NAMES = {
     name.lower(): number
@@ -45,8 +46,7 @@ _AND_GAP = re.compile(r"^\s*and\s*(?:fiscal\s+(?:years?\s+)?)?$", re.I)
 _BETWEEN = re.compile(r"\bbetween\s+(?:fiscal\s+(?:years?\s+)?)?$", re.I)
 _MAX_RANGE_YEARS = 30
 
-_COUNT = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_COUNT.update({"seven": 7, "eight": 8, "nine": 9, "ten": 10})
+_COUNT = {"a": 1} | {word: count for count, word in enumerate(SMALL_NUMBERS[:11]) if count}
 _RELATIVE = (
     (re.compile(r"\bthe\s+year\s+before\s+last\b", re.I), -2),
     (re.compile(r"\b(?:last|prior|previous|preceding)(?:[\s-]+fiscal)?[\s-]+year\b", re.I), -1),
@@ -121,10 +121,11 @@ def asked_fiscal_years(
     return frozenset(years)
 
 
-def period_guard(question: str, filing: FilingMeta) -> str | None:
-    """None when the filing reports every fiscal year the question names, else why not."""
+def period_guard(asked: frozenset[int], filing: FilingMeta) -> str | None:
+    """None when the filing reports every fiscal year ``asked`` (those a question names, read
+    by ``asked_fiscal_years``), else why not."""
     reported = filing.years_reported or (filing.fiscal_year,)
-    missing = sorted(asked_fiscal_years(question, filing) - set(reported))
+    missing = sorted(asked - set(reported))
     if not missing:
         return None
     return (
@@ -188,7 +189,7 @@ def _date_year(match: re.Match[str], filing: FilingMeta) -> int | None:
         return None
     if filing.period_end is None:
         return when.year
-    return filing.fiscal_year - round((filing.period_end - when).days / 365.25)
+    return fiscal_year_at(when, filing.period_end, filing.fiscal_year)
 
 
 def _fiscal_year_of(match: re.Match[str]) -> int:

@@ -1,0 +1,281 @@
+"""Figure questions answered in code: one reported figure looked up, or a metric computed from
+reported figures, each cited to the statement row that prints it; no model takes part.
+
+The question's plan (a stated formula, a library metric, or one line item) comes from
+``figures.plan``; its operands are resolved in the scoped filing and, for a year before the
+filing's comparative columns, in that year's own filing when it is indexed. The answer names
+each operand with the marker of the passage printing it, and is checked as a model's would be:
+each operand printed in its passage, in its fiscal year's column, and the result what the
+operands give (``figures.check``). A plan that cannot be carried out declines with
+``missing_figure`` and says which figure or what was wrong; a question the library cannot plan
+goes to the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from edgar_rag.domain import Citation, Fact, FilingMeta, Passage, Reason, Scope
+from edgar_rag.errors import NotFoundError
+from edgar_rag.figures.calculator import Calculation, CalculationDecline, Operand
+from edgar_rag.figures.check import calculation_is_supported
+from edgar_rag.figures.formula import Ref, refs, render
+from edgar_rag.figures.library import MetricLibrary
+from edgar_rag.figures.plan import ComputationPlan, compute_plan, plan_computation
+from edgar_rag.figures.resolve import FilingFigures, MissingFigure
+from edgar_rag.figures.stated import FormulaDecline
+from edgar_rag.question.reading import Kind, Question
+from edgar_rag.rules import strip_forms
+
+_COMPUTED_KINDS = frozenset({Kind.LOOKUP, Kind.COMPUTATION})
+"""The kinds answered here; a comparison needs each company's filing (not yet), and a narrative
+question's answer is prose."""
+
+
+class FigureStore(Protocol):
+    """What computing an answer reads of the store: a filing's figures, the chunks that print
+    them, and another year's filing of the same company."""
+
+    def figures(self, filing_id: int) -> list[Fact]: ...
+
+    def passages_at(self, filing_id: int, ordinals: Sequence[int]) -> dict[int, Passage]: ...
+
+    def resolve_scope(
+        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+    ) -> Scope: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Computed:
+    """A figure answered in code: the sentence, its citations (markers from 1) and, when
+    something was computed, the calculation with each operand's marker."""
+
+    text: str
+    citations: tuple[Citation, ...]
+    calculation: dict[str, object] | None
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Uncomputable:
+    """A figure question the filing cannot answer: why, naming the figure or the formula."""
+
+    reason: Reason
+    detail: str
+
+
+YearOfHeader = Callable[[str], int | None]
+
+
+@dataclass(slots=True)
+class ComputedAnswers:
+    """Answers figure questions from a store's reported figures and a metric library."""
+
+    store: FigureStore
+    library: MetricLibrary
+
+    def answer(
+        self, question: Question, scope: Scope, year_of_header: YearOfHeader
+    ) -> Computed | Uncomputable | None:
+        """The answer computed for ``question`` in the scoped filing; None when it is not a
+        figure question the library can plan (the model answers it)."""
+        filing, filing_id = scope.filing, scope.filing_id
+        if filing is None or filing_id is None or question.kind not in _COMPUTED_KINDS:
+            return None
+        plan = plan_computation(question.text, self.library)
+        if plan is None:
+            return None
+        if isinstance(plan, FormulaDecline):
+            return Uncomputable(Reason.MISSING_FIGURE, plan.detail)
+        asked = max(question.years, default=filing.fiscal_year)
+        filings = [FilingFigures(filing_id, filing, self.store.figures(filing_id))]
+        filings.extend(self._earlier_filings(filing, plan, asked))
+        result = compute_plan(plan, self.library, filings, fiscal_year=asked)
+        if isinstance(result, MissingFigure):
+            return Uncomputable(Reason.MISSING_FIGURE, result.detail)
+        if isinstance(result, CalculationDecline):
+            return Uncomputable(Reason.MISSING_FIGURE, result.detail)
+        return self._answer(plan, result, filing, year_of_header)
+
+    def _earlier_filings(
+        self, filing: FilingMeta, plan: ComputationPlan, asked: int
+    ) -> Iterator[FilingFigures]:
+        """The company's own filings of the years before the asked filing's comparative columns
+        that the plan reaches back to, as far as they are indexed."""
+        earliest = min(filing.years_reported or (filing.fiscal_year,))
+        needed = asked + min(offset for ref in refs(plan.formula) for offset in ref.offsets())
+        for year in range(earliest - 1, needed - 1, -1):
+            try:
+                scope = self.store.resolve_scope(
+                    ticker=None if filing.cik else filing.ticker, cik=filing.cik, fiscal_year=year
+                )
+            except NotFoundError:
+                continue
+            if scope.filing is not None and scope.filing_id is not None:
+                facts = self.store.figures(scope.filing_id)
+                yield FilingFigures(scope.filing_id, scope.filing, facts)
+
+    def _answer(
+        self,
+        plan: ComputationPlan,
+        calculation: Calculation,
+        filing: FilingMeta,
+        year_of_header: YearOfHeader,
+    ) -> Computed | Uncomputable:
+        cited = self._cite(calculation.operands)
+        if isinstance(cited, Uncomputable):
+            return cited
+        citations, markers = cited
+        passages = {c.marker: c.quote for c in citations}
+        problem = calculation_is_supported(
+            calculation, calculation.rounded, passages, markers, year_of_header
+        )
+        if problem is not None:  # e.g. tagged only in a table without year columns
+            return Uncomputable(Reason.UNSUPPORTED_CLAIM, problem)
+        company = display_company(filing.company)
+        year = calculation.fiscal_year
+        if plan.source == "lookup":
+            (operand,) = calculation.operands
+            text = f"{company}'s {operand.label} was {calculation.text()} in fiscal {year} [1]."
+            detail = "looked up in the filing's reported figures; no model wrote this"
+            return Computed(text, citations, None, detail)
+        name = self.library.metrics[plan.name].name if plan.name in self.library.metrics else None
+        formula = render(plan.formula, _leaf(calculation, markers))
+        text = (
+            f"{company}'s {name or plan.name.replace('_', ' ')} was {calculation.text()} "
+            f"in fiscal {year}: {formula}."
+        )
+        shown = calculation.as_json()
+        for index, operand_json in enumerate(shown["operands"]):
+            operand_json["marker"] = markers[index]
+        detail = "computed in code from the cited figures; no model wrote this"
+        return Computed(text, citations, shown, detail)
+
+    def _cite(
+        self, operands: Sequence[Operand]
+    ) -> tuple[tuple[Citation, ...], dict[int, int]] | Uncomputable:
+        """One citation per distinct passage printing an operand (its row as the quote), and
+        each operand's marker."""
+        wanted: dict[tuple[int, int], list[int]] = {}
+        for index, operand in enumerate(operands):
+            ref = operand.citation
+            if ref.filing_id is None or ref.chunk_ordinal is None:
+                return Uncomputable(
+                    Reason.MISSING_FIGURE,
+                    f"{operand.label} for fiscal {operand.fiscal_year} is reported but not "
+                    "displayed in the filing's text, so it cannot be cited",
+                )
+            wanted.setdefault((ref.filing_id, ref.chunk_ordinal), []).append(index)
+        by_filing: dict[int, list[int]] = {}
+        for filing_id, ordinal in wanted:
+            by_filing.setdefault(filing_id, []).append(ordinal)
+        found = {
+            (filing_id, ordinal): passage
+            for filing_id, ordinals in by_filing.items()
+            for ordinal, passage in self.store.passages_at(filing_id, ordinals).items()
+        }
+        citations: list[Citation] = []
+        markers: dict[int, int] = {}
+        quotes: dict[tuple[int, int, int], int] = {}
+        for key, indices in wanted.items():
+            passage = found.get(key)
+            if passage is None:
+                return Uncomputable(Reason.MISSING_FIGURE, "a cited passage is not in the index")
+            for index in indices:
+                start, end = _row_span(passage, operands[index])
+                spot = (*key, start)
+                if spot not in quotes:
+                    quotes[spot] = len(citations) + 1
+                    citations.append(_citation(quotes[spot], passage, start, end))
+                markers[index] = quotes[spot]
+        return tuple(citations), markers
+
+
+def _leaf(calculation: Calculation, markers: dict[int, int]) -> Callable[[Ref], str]:
+    """A formula's line item as the answer writes it: its label and figure with the marker
+    of the passage printing it (both years of an average)."""
+    year = calculation.fiscal_year
+
+    def shown(item: str, fiscal_year: int) -> str:
+        for index, operand in enumerate(calculation.operands):
+            if operand.item == item and operand.fiscal_year == fiscal_year:
+                return f"{_figure(operand)} [{markers[index]}]"
+        return "?"
+
+    def leaf(ref: Ref) -> str:
+        label = next((o.label for o in calculation.operands if o.item == ref.item), ref.item)
+        target = year + ref.offset
+        if ref.average:
+            return (
+                f"average {label} of fiscal {target} {shown(ref.item, target)} and fiscal "
+                f"{target - 1} {shown(ref.item, target - 1)}"
+            )
+        when = "" if ref.offset == 0 else f" of fiscal {target}"
+        return f"{label}{when} {shown(ref.item, target)}"
+
+    return leaf
+
+
+_SCALE_WORDS = {0: "", 3: " thousand", 6: " million", 9: " billion"}
+
+
+def _figure(operand: Operand) -> str:
+    """``$53,308 million`` as the filing prints it, a payment in parentheses."""
+    unit = str(operand.unit)
+    money = unit.startswith("usd")
+    return f"{'$' if money else ''}{operand.printed}{_SCALE_WORDS.get(operand.scale, '')}"
+
+
+_LINE = re.compile(r"[^\n]+")
+
+
+def _row_span(passage: Passage, operand: Operand) -> tuple[int, int]:
+    """The span (in the chunk's text) of the line that prints the operand: the line holding its
+    offset, else the first line printing its figure, else the whole chunk."""
+    chunk, offset = passage.chunk, operand.citation.offset
+    lines = [(m.start(), m.end()) for m in _LINE.finditer(chunk.text)]
+    if offset is not None:
+        local = offset - chunk.start
+        for start, end in lines:
+            if start <= local < end:
+                return start, end
+    shown = operand.citation.displayed.strip("()")
+    for start, end in lines:
+        if shown and shown in chunk.text[start:end]:
+            return start, end
+    return 0, len(chunk.text)
+
+
+def _citation(marker: int, passage: Passage, start: int, end: int) -> Citation:
+    chunk = passage.chunk
+    return Citation(
+        marker=marker,
+        filing=passage.filing,
+        item=chunk.item,
+        title=chunk.title,
+        quote=chunk.text[start:end],
+        start=chunk.start + start,
+        end=chunk.start + end,
+        score=1.0,
+    )
+
+
+def display_company(name: str) -> str:
+    """A filer's name as a sentence writes it: ``HOME DEPOT, INC.`` is ``Home Depot``,
+    ``Apple Inc.`` is ``Apple``."""
+    words = name.replace(",", " ").split()
+    kept = strip_forms(tuple(words), frozenset(_FORMS))
+    text = " ".join(kept).strip(" ,.")
+    if text.isupper():
+        text = re.sub(r"[A-Za-z]+", lambda word: word.group().capitalize(), text)
+    return text
+
+
+_FORMS = {
+    form
+    for base in "Inc Incorporated Corp Corporation Co Company Ltd Limited plc LLC LP NV SA".split()
+    for form in (base, base + ".", base.upper(), base.upper() + ".", base.lower())
+}

@@ -1,0 +1,227 @@
+"""``edgar-rag dev``: the evaluations and benchmarks behind the Makefile, one command each.
+
+Hidden from ``edgar-rag --help``, since they measure the project rather than answer questions.
+Each command parses its options and calls one function of its module, imported in the command's
+body: the eval and bench modules load numpy, the embedders and the stores, and ``edgar-rag
+--help`` or ``--version`` must not wait for them. Paths default to the repository's layout, so
+the commands run from its root.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import click
+
+Decorated = TypeVar("Decorated", bound=Callable[..., None])
+
+PATH = click.Path(path_type=Path)
+
+
+def path_option(name: str, default: str, what: str) -> Callable[[Decorated], Decorated]:
+    return click.option(name, type=PATH, default=Path(default), show_default=True, help=what)
+
+
+corpus_option = path_option(
+    "--corpus", "../shared/corpus", "The shared corpus: filings/, its manifest.csv, financebench/."
+)
+index_option = path_option(
+    "--index", "build/corpus.db", "The SQLite index of the corpus (`make build/corpus.db`)."
+)
+embedder_cache_option = path_option(
+    "--cache", "build/cache/embedders", "Where the ONNX embedder's model lives."
+)
+
+
+@click.group(hidden=True)
+def dev() -> None:
+    """Evaluations and benchmarks of the project itself, as the Makefile's targets run them."""
+
+
+@dev.group(name="eval")
+def evaluations() -> None:
+    """Evaluations of answer and retrieval quality.
+
+    FinanceBench, public, is `edgar-rag eval financebench`.
+    """
+
+
+@evaluations.command()
+@corpus_option
+@click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
+@click.option("--generate", is_flag=True, help="Write the golden questions instead.")
+@click.option(
+    "--finish-partial",
+    is_flag=True,
+    help="Write the run from the questions done so far, without asking the model more.",
+)
+def answering(corpus: Path, split: str, generate: bool, finish_partial: bool) -> None:
+    """Run the answering evaluation on one split (`make answering`)."""
+    from edgar_rag.eval import answering as evaluation  # noqa: PLC0415
+
+    if generate:
+        evaluation.write_golden_questions(corpus)
+    else:
+        evaluation.record_split(split, finish_partial=finish_partial)
+
+
+@evaluations.command()
+@click.option("--print", "print_arms", is_flag=True, help="Print the arms table instead.")
+def render(print_arms: bool) -> None:
+    """Rebuild the evaluation pages from the committed runs (`make eval`, `make result`)."""
+    from edgar_rag.eval import render as pages  # noqa: PLC0415
+
+    if print_arms:
+        click.echo(pages.arms_table(), nl=False)
+    else:
+        pages.write_pages()
+
+
+@evaluations.command()
+@click.argument("command", type=click.Choice(["check", "baseline"]))
+@click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
+@index_option
+@click.option("--tape", type=PATH, help="Default: data/golden/tape-<split>.jsonl.")
+@click.option("--baseline", type=PATH, help="Default: data/golden/baseline-<split>.json.")
+@click.option("--out", type=PATH, help="The replayed run; default: build/eval-ci/.")
+def regression(
+    command: Literal["check", "baseline"],
+    split: str,
+    index: Path,
+    tape: Path | None,
+    baseline: Path | None,
+    out: Path | None,
+) -> None:
+    """Replay a split and compare it with its baseline, or write the baseline (`make eval-ci`)."""
+    from edgar_rag.eval.regression import eval_ci  # noqa: PLC0415
+
+    sys.exit(eval_ci(command, split=split, index=index, tape=tape, baseline_path=baseline, out=out))
+
+
+@evaluations.command()
+@corpus_option
+@index_option
+@embedder_cache_option
+@path_option("--out", "docs/retrieval.json", "The report; its page goes beside it as .md.")
+@click.option("--generate", is_flag=True, help="Write the figure questions instead.")
+@click.option("--no-sweep", is_flag=True, help="Skip the chunk-size sweep.")
+@click.option("--sweep-only", is_flag=True, help="Run only the sweep, into the existing JSON.")
+def retrieval(
+    corpus: Path,
+    index: Path,
+    cache: Path,
+    out: Path,
+    generate: bool,
+    no_sweep: bool,
+    sweep_only: bool,
+) -> None:
+    """Measure retrieval; write docs/retrieval.* (`make retrieval`)."""
+    from edgar_rag.eval import retrieval as evaluation  # noqa: PLC0415
+
+    if generate:
+        evaluation.write_figure_questions(corpus)
+    else:
+        evaluation.write_retrieval_report(
+            corpus, index, cache, out, sweep=not no_sweep, sweep_only=sweep_only
+        )
+
+
+@dev.group()
+def bench() -> None:
+    """Benchmarks: what ingest, search, the service and the model cost here."""
+
+
+@bench.command(name="ingest")
+@corpus_option
+@index_option
+@embedder_cache_option
+@path_option(
+    "--out", "docs/performance.json", "The figures; docs/performance.md is rendered from them."
+)
+def bench_ingest(corpus: Path, index: Path, cache: Path, out: Path) -> None:
+    """Measure ingest and search; write the docs (`make bench`)."""
+    from edgar_rag.bench.ingest import measure_ingest  # noqa: PLC0415
+
+    measure_ingest(corpus, index, cache, out)
+
+
+@bench.command(name="model")
+@index_option
+@click.option(
+    "--model-dir",
+    type=PATH,
+    default=lambda: Path.home() / ".cache" / "edgar-rag",
+    show_default="~/.cache/edgar-rag",
+    help="Where the local model is assembled.",
+)
+@click.option("--prompts", type=int, default=8, show_default=True, help="Dev prompts per config.")
+@click.option("--every", type=int, default=1, show_default=True, help="Ask every Nth dev question.")
+@click.option("--skip-asks", is_flag=True, help="Measure the configurations only.")
+@path_option("--out", "docs/performance.json", "The figures; its `model` entry is written.")
+def bench_model(
+    index: Path, model_dir: Path, prompts: int, every: int, skip_asks: bool, out: Path
+) -> None:
+    """The local model process, measured as a user meets it (`make bench-model`)."""
+    from edgar_rag.bench.model import measure_model  # noqa: PLC0415
+
+    measure_model(index, model_dir, out, prompts=prompts, every=every, skip_asks=skip_asks)
+
+
+@bench.command(name="load")
+@index_option
+@path_option("--model-dir", "build/cache", "EDGAR_RAG_MODEL_DIR of the server and of recording.")
+@path_option(
+    "--tape",
+    "build/bench/load-tape.jsonl",
+    "The benchmark's own tape, recorded where it lacks one.",
+)
+@click.option(
+    "--seconds", type=float, default=8.0, show_default=True, help="Per endpoint and clients."
+)
+@path_option("--out", "docs/performance.json", "The figures; its `load` entry is written.")
+def bench_load(index: Path, model_dir: Path, tape: Path, seconds: float, out: Path) -> None:
+    """Load the HTTP service; add it to the docs (`make bench-load`)."""
+    from edgar_rag.bench.load import measure_load  # noqa: PLC0415
+
+    measure_load(index, model_dir, tape, out, seconds=seconds)
+
+
+@bench.command(name="corpus")
+@corpus_option
+@path_option("--out", "docs/ingest.json", "The report; its page goes beside it as .md.")
+def bench_corpus(corpus: Path, out: Path) -> None:
+    """Ingest the whole corpus; write docs/ingest.* (`make corpus`)."""
+    from edgar_rag.bench.corpus import write_corpus_report  # noqa: PLC0415
+
+    write_corpus_report(corpus, out)
+
+
+@bench.command(name="items")
+@corpus_option
+@path_option("--out", "docs/items.md", "The page; its JSON goes beside it.")
+def bench_items(corpus: Path, out: Path) -> None:
+    """Item segmentation: ours against edgartools (`make items`)."""
+    from edgar_rag.bench.items import compare_items  # noqa: PLC0415
+
+    click.echo(compare_items(corpus, out))
+
+
+@bench.command(name="embedding")
+@click.option("--texts", type=PATH, required=True, help="JSON list of passage texts.")
+@click.option("--queries", type=PATH, required=True, help="JSON list of queries.")
+@click.option("--k", type=int, default=5, show_default=True)
+@click.option("--rounds", type=int, default=3, show_default=True)
+@click.option("--slice", "slice_texts", type=int, default=100, show_default=True, help="Per turn.")
+@click.option("--limit", type=int, default=None, help="Use only the first N texts.")
+@click.option("--batch-size", type=int, default=16, show_default=True, help="Of the candidate.")
+@click.option("--int8", is_flag=True, help="Quantize the ONNX candidate.")
+@click.option("--cache-dir", type=PATH, default=None, help="Where the ONNX model lives.")
+def bench_embedding(texts: Path, queries: Path, **options: Any) -> None:
+    """Two embedders on the same texts in one process: speed, vector and top-k agreement."""
+    from edgar_rag.bench.embedding import compare_files  # noqa: PLC0415
+
+    # The options are compare_files's keyword arguments, by name.
+    click.echo(compare_files(texts, queries, **options).describe())

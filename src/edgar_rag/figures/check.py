@@ -1,0 +1,74 @@
+"""Checks the verifier makes of a computed answer: each operand printed in its cited passage, in
+the column of the operand's fiscal year, and the stated result what the operands give.
+
+A passage prints a table row as ``Label | Header: figure | Header: figure | (in millions)``; a
+figure counts only under a header that names the operand's fiscal year (the answer path maps a
+header to a fiscal year in the filing's calendar and passes that mapping in). A prose line
+counts when it prints the figure and names the year. Pure: no store, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from decimal import Decimal
+
+from edgar_rag.figures.calculator import Calculation, Operand, result_supported
+
+YearOfHeader = Callable[[str], int | None]
+"""A column header's fiscal year in the filing's calendar (``September 27, 2025`` is 2025)."""
+
+_CELL = re.compile(r"\s*(?P<header>[^|:]+?):\s*(?P<figure>\(?\$?\s*[\d.,]+\)?%?)\s*$")
+
+
+def operand_is_printed(operand: Operand, passage: str, year_of_header: YearOfHeader) -> bool:
+    """The operand's figure is printed in ``passage`` for its fiscal year: in a table row under
+    a header of that year, or on a prose line that names the year."""
+    shown = _bare(operand.citation.displayed)
+    if not shown:
+        return False
+    for line in passage.splitlines():
+        if " | " in line:
+            # Every cell: a row may print no label of its own (Boeing's gross profit row).
+            for cell in line.split(" | "):
+                match = _CELL.match(cell)
+                if (
+                    match
+                    and _bare(match["figure"]) == shown
+                    and year_of_header(match["header"]) == operand.fiscal_year
+                ):
+                    return True
+        elif _prints(line, shown) and str(operand.fiscal_year) in line:
+            return True
+    return False
+
+
+def calculation_is_supported(
+    calculation: Calculation,
+    stated: Decimal,
+    passages: dict[int, str],
+    markers: dict[int, int],
+    year_of_header: YearOfHeader,
+) -> str | None:
+    """None when ``stated`` is what the cited operands give and each operand ``i`` is printed in
+    the passage of marker ``markers[i]``; else why not, in words naming no withheld figure."""
+    for index, operand in enumerate(calculation.operands):
+        marker = markers.get(index)
+        if marker is None or marker not in passages:
+            return f"{operand.label} for fiscal {operand.fiscal_year} cites no passage given"
+        if not operand_is_printed(operand, passages[marker], year_of_header):
+            return (
+                f"passage [{marker}] does not print {operand.label} "
+                f"in its fiscal {operand.fiscal_year} column"
+            )
+    if not result_supported(calculation, stated):
+        return f"the stated {calculation.metric or 'result'} is not what its operands give"
+    return None
+
+
+def _bare(figure: str) -> str:
+    return figure.strip().strip("()$% ").replace("$", "").strip()
+
+
+def _prints(line: str, shown: str) -> bool:
+    return re.search(rf"(?<![\d.,]){re.escape(shown)}(?![\d]|[.,]\d)", line) is not None

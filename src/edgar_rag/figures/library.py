@@ -1,0 +1,202 @@
+"""The metric library: line items and the metrics computed from them, read from ``metrics.toml``.
+
+The library is data, so a new metric is a new table in the file, not a code path. Loading checks
+every formula against the grammar and the units of its line items, so a library that loads is
+one whose metrics can all be computed.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib import resources
+from typing import Any, TypeVar
+
+from edgar_rag.errors import ConfigError
+from edgar_rag.figures.formula import Dimension, Expr, FormulaError, dimension, parse_formula
+
+_T = TypeVar("_T")
+
+
+class PeriodKind(StrEnum):
+    DURATION = "duration"
+    """A flow over the fiscal year (revenue, cash from operations)."""
+    INSTANT = "instant"
+    """A balance at the fiscal year's end (total assets, inventories)."""
+
+
+class ResultUnit(StrEnum):
+    """The unit a metric's value is shown in."""
+
+    PERCENT = "percent"
+    RATIO = "ratio"
+    DAYS = "days"
+    USD = "usd"
+    USD_PER_SHARE = "usd_per_share"
+
+    @property
+    def dimension(self) -> Dimension:
+        """What the formula must measure for a result in this unit."""
+        if self is ResultUnit.USD:
+            return Dimension.USD
+        if self is ResultUnit.USD_PER_SHARE:
+            return Dimension.USD_PER_SHARE
+        return Dimension.PURE
+
+
+@dataclass(frozen=True, slots=True)
+class LineItem:
+    """One figure a statement reports, and how filers tag and label it."""
+
+    key: str
+    label: str
+    statement: str
+    """``income``, ``balance`` or ``cash_flow``."""
+    period: PeriodKind
+    unit: Dimension
+    concepts: tuple[str, ...]
+    """XBRL concepts in order of preference, each seen in the corpus's filings."""
+    alternates: tuple[str, ...]
+    """Concepts other filers use for the same line, tried after ``concepts``."""
+    synonyms: tuple[str, ...]
+    """How analysts name it, lower case ("cogs", "pp&e", "cash from operations")."""
+    rows: tuple[str, ...]
+    """Row labels that print it in a statement without XBRL."""
+    outflow: bool = False
+    """Printed in parentheses (a payment) while its XBRL value is positive."""
+    largest: bool = False
+    """Take the largest figure of all the concepts, not the first concept's: the item is a
+    total that some filers tag with the concept others use for a component."""
+
+    @property
+    def all_concepts(self) -> tuple[str, ...]:
+        return self.concepts + self.alternates
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    key: str
+    name: str
+    synonyms: tuple[str, ...]
+    """How analysts phrase it, lower case."""
+    formula: Expr
+    formula_text: str
+    unit: ResultUnit
+
+
+@dataclass(frozen=True, slots=True)
+class MetricLibrary:
+    items: Mapping[str, LineItem]
+    metrics: Mapping[str, Metric]
+
+    @property
+    def dimensions(self) -> dict[str, Dimension]:
+        """Each line item's unit, as ``formula.dimension`` takes them."""
+        return {key: item.unit for key, item in self.items.items()}
+
+    def find_metric(self, text: str) -> Metric | None:
+        """The metric whose longest synonym the text says as whole words (case ignored), so
+        "EBITDA margin" is the margin and not EBITDA; None when it names none."""
+        return _longest_named(text, ((m, m.synonyms) for m in self.metrics.values()))
+
+    def find_items(self, text: str) -> list[LineItem]:
+        """The line items the text names (synonym, label, row label, as whole words), longest
+        name first; a name inside a longer one names nothing ("total current assets" is not
+        also "assets"), and an item named twice is listed once."""
+        lowered = " ".join(text.lower().split())
+        spans: list[tuple[int, int, LineItem]] = []
+        for item in self.items.values():
+            for name in {n.lower() for n in (*item.synonyms, item.label, *item.rows)}:
+                spans.extend((m.start(), m.end(), item) for m in _whole_words(name, lowered))
+        taken: list[tuple[int, int]] = []
+        found: list[LineItem] = []
+        for start, end, item in sorted(spans, key=lambda s: s[0] - s[1]):
+            if any(start < e and s < end for s, e in taken):
+                continue
+            taken.append((start, end))
+            if item not in found:
+                found.append(item)
+        return found
+
+    def item_named(self, phrase: str) -> LineItem | None:
+        """The line item an analyst's phrase names ("COGS", "PP&E", "total current assets"):
+        its key, label, a synonym or a row label, case and spacing ignored; None otherwise."""
+        wanted = " ".join(phrase.lower().split())
+        for item in self.items.values():
+            names = {item.key, item.key.replace("_", " "), item.label, *item.synonyms}
+            if wanted in names or wanted in (row.lower() for row in item.rows):
+                return item
+        return None
+
+    def concepts(self) -> tuple[str, ...]:
+        """Every concept the library names, each once: what a fact lookup needs to fetch."""
+        return tuple(dict.fromkeys(c for item in self.items.values() for c in item.all_concepts))
+
+
+def _longest_named(text: str, candidates: Iterable[tuple[_T, Iterable[str]]]) -> _T | None:
+    lowered = " ".join(text.lower().split())
+    best: tuple[int, _T] | None = None
+    for value, names in candidates:
+        for name in names:
+            phrase = name.lower()
+            said = next(_whole_words(phrase, lowered), None)
+            if said and (best is None or len(phrase) > best[0]):
+                best = (len(phrase), value)
+    return best[1] if best else None
+
+
+def _whole_words(phrase: str, text: str) -> Iterator[re.Match[str]]:
+    return re.finditer(rf"(?<![\w&]){re.escape(phrase)}(?![\w&])", text)
+
+
+def load_library(text: str | None = None) -> MetricLibrary:
+    """The library in ``text`` (TOML), or the packaged ``metrics.toml``; raise ConfigError naming
+    the entry when a formula does not parse, names an unknown line item or mixes units."""
+    if text is None:
+        text = resources.files("edgar_rag.figures").joinpath("metrics.toml").read_text("utf-8")
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"the metric library is not valid TOML: {error}") from error
+    items = {key: _line_item(key, entry) for key, entry in raw.get("items", {}).items()}
+    dimensions = {key: item.unit for key, item in items.items()}
+    metrics = {
+        key: _metric(key, entry, dimensions) for key, entry in raw.get("metrics", {}).items()
+    }
+    return MetricLibrary(items, metrics)
+
+
+def _line_item(key: str, entry: Mapping[str, Any]) -> LineItem:
+    try:
+        return LineItem(
+            key=key,
+            label=str(entry["label"]),
+            statement=str(entry["statement"]),
+            period=PeriodKind(entry["period"]),
+            unit=Dimension(entry["unit"]),
+            concepts=tuple(entry["concepts"]),
+            alternates=tuple(entry.get("alternates", ())),
+            synonyms=tuple(str(s).lower() for s in entry.get("synonyms", ())),
+            rows=tuple(entry.get("rows", ())),
+            outflow=entry.get("printed") == "outflow",
+            largest=entry.get("choose") == "largest",
+        )
+    except (KeyError, ValueError) as error:
+        raise ConfigError(f"line item {key!r} of the metric library: {error}") from error
+
+
+def _metric(key: str, entry: Mapping[str, Any], dimensions: Mapping[str, Dimension]) -> Metric:
+    try:
+        formula_text = str(entry["formula"])
+        formula = parse_formula(formula_text)
+        unit = ResultUnit(entry["unit"])
+        measured = dimension(formula, dimensions)
+    except (KeyError, ValueError, FormulaError) as error:
+        raise ConfigError(f"metric {key!r} of the metric library: {error}") from error
+    if measured != unit.dimension:
+        raise ConfigError(f"metric {key!r}: its formula measures {measured}, not {unit}")
+    synonyms = tuple(str(s).lower() for s in entry.get("synonyms", ()))
+    return Metric(key, str(entry["name"]), synonyms, formula, formula_text, unit)

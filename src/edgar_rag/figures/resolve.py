@@ -1,0 +1,319 @@
+"""Operands resolved against a filing's reported facts, never guessed.
+
+An operand is the one consolidated fact (no dimensions) of its line item's concepts for the
+asked fiscal year, in the filing's own fiscal calendar: a year-long duration for a flow, the
+year-end instant for a balance. A prior year comes from the asked filing's comparative column,
+or from another indexed filing of the company when the caller passes one (the operand's
+reference names the filing it came from). A figure not reported, or reported twice with values
+that disagree, is a ``MissingFigure`` naming the line item and year: no other period or concept
+is ever taken in its place.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Protocol
+
+from edgar_rag.domain import Fact, FilingMeta
+from edgar_rag.figures.calculator import (
+    Calculation,
+    CalculationDecline,
+    FigureRef,
+    Operand,
+    calculate,
+    needed_operands,
+)
+from edgar_rag.figures.formula import Expr
+from edgar_rag.figures.library import LineItem, Metric, MetricLibrary, PeriodKind, ResultUnit
+from edgar_rag.rules import DAYS_PER_YEAR, fiscal_year_at
+
+MISSING_FIGURE = "missing_figure"
+"""The decline reason a missing operand maps to (DESIGN.md's table of reasons)."""
+
+YEAR_END_TOLERANCE_DAYS = 21
+"""How far a fact's end may sit from a fiscal year end and still be that year's: 52/53-week
+years move the end by up to a week a year. A quarter's end is never within it."""
+FULL_YEAR_DAYS = range(350, 381)
+"""A duration this many days long is a fiscal year (52 or 53 weeks, or twelve months)."""
+
+
+class FactLookup(Protocol):
+    """A filing's reported figures (XBRL facts and statement rows); the stores implement it."""
+
+    def figures(self, filing_id: int) -> list[Fact]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FilingFigures:
+    """One filing's facts, as the resolver reads them."""
+
+    filing_id: int | None
+    meta: FilingMeta
+    facts: Sequence[Fact]
+
+
+def load_figures(lookup: FactLookup, filing_id: int, meta: FilingMeta) -> FilingFigures:
+    """The reported figures of one stored filing."""
+    return FilingFigures(filing_id, meta, lookup.figures(filing_id))
+
+
+@dataclass(frozen=True, slots=True)
+class MissingFigure:
+    """An operand the filings do not report for the period asked: a ``missing_figure``
+    decline whose detail names it."""
+
+    item: str
+    fiscal_year: int
+    detail: str
+    reason: str = MISSING_FIGURE
+
+
+def fiscal_year_of(end: date, meta: FilingMeta) -> int | None:
+    """The fiscal year, in the filing's own calendar (``rules.fiscal_year_at``), that ends on
+    ``end``; None when ``end`` is not near any fiscal year's end of the filing (a quarter's)."""
+    if meta.period_end is None:
+        return None
+    year = fiscal_year_at(end, meta.period_end, meta.fiscal_year)
+    year_end_days = (meta.fiscal_year - year) * DAYS_PER_YEAR
+    if abs((meta.period_end - end).days - year_end_days) > YEAR_END_TOLERANCE_DAYS:
+        return None
+    return year
+
+
+def resolve_operand(
+    item: LineItem, fiscal_year: int, filings: Sequence[FilingFigures]
+) -> Operand | MissingFigure:
+    """The one reported figure of ``item`` for ``fiscal_year``: from the first of ``filings``
+    (the asked filing first) that reports it, by the item's concepts in order of preference."""
+    for figures in filings:
+        try:
+            found = _from_filing(item, fiscal_year, figures)
+        except _DisagreeError:
+            return MissingFigure(
+                item.key, fiscal_year,
+                f"{item.label} for fiscal {fiscal_year} is reported with values that disagree "
+                f"in {_describe(figures.meta)}",
+            )  # fmt: skip
+        if found is not None:
+            return found
+    where = _describe(filings[0].meta) if filings else "no filing"
+    return MissingFigure(
+        item.key, fiscal_year, f"{item.label} for fiscal {fiscal_year} is not reported in {where}"
+    )
+
+
+def resolve_operands(
+    formula: Expr, fiscal_year: int, library: MetricLibrary, filings: Sequence[FilingFigures]
+) -> list[Operand] | MissingFigure:
+    """Every operand the formula needs for ``fiscal_year``, or the first one missing."""
+    operands: list[Operand] = []
+    for key, year in needed_operands(formula, fiscal_year):
+        found = resolve_operand(library.items[key], year, filings)
+        if isinstance(found, MissingFigure):
+            return found
+        operands.append(found)
+    return operands
+
+
+def compute_metric(
+    metric: Metric,
+    fiscal_year: int,
+    library: MetricLibrary,
+    filings: Sequence[FilingFigures],
+    *,
+    decimals: int | None = None,
+) -> Calculation | CalculationDecline | MissingFigure:
+    """A library metric for one fiscal year: operands resolved, then calculated."""
+    return compute_formula(
+        metric.formula, fiscal_year, library, filings,
+        unit=metric.unit, decimals=decimals, metric=metric.key,
+    )  # fmt: skip
+
+
+def compute_formula(
+    formula: Expr,
+    fiscal_year: int,
+    library: MetricLibrary,
+    filings: Sequence[FilingFigures],
+    *,
+    unit: ResultUnit,
+    decimals: int | None = None,
+    scale: int | None = None,
+    metric: str | None = None,
+) -> Calculation | CalculationDecline | MissingFigure:
+    """Any formula over the library's line items (a question's own) for one fiscal year."""
+    operands = resolve_operands(formula, fiscal_year, library, filings)
+    if isinstance(operands, MissingFigure):
+        return operands
+    return calculate(
+        formula, fiscal_year, operands, unit, decimals=decimals, scale=scale, metric=metric
+    )
+
+
+class _DisagreeError(Exception):
+    """Facts that report one figure with values that disagree beyond their rounding."""
+
+
+def _from_filing(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Operand | None:
+    """The item's figure in one filing: a tagged fact, else a statement row that prints it;
+    raise _DisagreeError when what reports it disagrees."""
+    chosen = _tagged(item, fiscal_year, figures) or _the_one(
+        f for f in _of_period(figures, item, fiscal_year) if _row_names(f, item)
+    )
+    return None if chosen is None else _operand(item, fiscal_year, chosen, figures)
+
+
+def _tagged(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fact | None:
+    found: list[Fact] = []
+    for concept in item.all_concepts:
+        chosen = _the_one(f for f in _of_period(figures, item, fiscal_year) if f.concept == concept)
+        if chosen is None:
+            continue
+        if not item.largest:
+            return chosen
+        found.append(chosen)
+    return max(found, key=lambda f: f.value, default=None)
+
+
+def _of_period(figures: FilingFigures, item: LineItem, fiscal_year: int) -> Iterator[Fact]:
+    for fact in figures.facts:
+        if (
+            not fact.dimensions
+            and _is_period(fact, item.period)
+            and fiscal_year_of(fact.period_end, figures.meta) == fiscal_year
+        ):
+            yield fact
+
+
+def _the_one(facts: Iterable[Fact]) -> Fact | None:
+    listed = list(facts)
+    return _agreed(listed) if listed else None
+
+
+_STATEMENTS = {"income": "income_statement", "balance": "balance_sheet", "cash_flow": "cash_flow"}
+_TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def _row_names(fact: Fact, item: LineItem) -> bool:
+    """A statement row (no XBRL concept) whose own label is one of the item's row labels (a
+    trailing "(PP&E)" or "(Note 4)" aside), in the item's statement when the row says which."""
+    # Rows carry ``label`` and ``statement`` once the figures table holds them (the PDF rows
+    # of issue 13's first part); read through getattr so this works before and after.
+    label = getattr(fact, "label", None)
+    if fact.concept or not isinstance(label, str):
+        return False
+    statement = getattr(fact, "statement", None)
+    if isinstance(statement, str) and statement != _STATEMENTS.get(item.statement, statement):
+        return False
+    own = label.rsplit(": ", 1)[-1].strip().lower()
+    rows = {row.lower() for row in item.rows}
+    return own in rows or _TRAILING_NOTE.sub("", own) in rows
+
+
+def _row_label(fact: Fact) -> str | None:
+    label = getattr(fact, "label", None)
+    return label if isinstance(label, str) and not fact.concept else None
+
+
+def _is_period(fact: Fact, kind: PeriodKind) -> bool:
+    if kind is PeriodKind.INSTANT:
+        return fact.period_start is None
+    return fact.period_start is not None and (
+        (fact.period_end - fact.period_start).days in FULL_YEAR_DAYS
+    )
+
+
+def _agreed(facts: Sequence[Fact]) -> Fact:
+    """The most precise of facts reporting one figure, the first displayed one first; raise
+    _DisagreeError when they disagree beyond their own rounding (``39.3`` billion and
+    ``39,345.3`` million agree)."""
+    ordered = sorted(
+        facts,
+        key=lambda f: (
+            -(f.decimals if f.decimals is not None else 99),
+            f.offset is None,
+            f.offset or 0,
+        ),
+    )
+    best = ordered[0]
+    exact = _decimal(best.value)
+    for other in ordered[1:]:
+        value = _decimal(other.value)
+        if other.decimals is None:
+            agree = value == exact
+        else:
+            places = Decimal(1).scaleb(-other.decimals)
+            agree = _round(exact, places) == _round(value, places)
+        if not agree:
+            raise _DisagreeError(best.concept)
+    return best
+
+
+def _round(value: Decimal, places: Decimal) -> Decimal:
+    return value.quantize(places, rounding=decimal.ROUND_HALF_UP)
+
+
+def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigures) -> Operand:
+    meta = figures.meta
+    scale, places = print_scale(fact)
+    row_label = _row_label(fact)
+    value = _decimal(fact.value)
+    if row_label is not None and item.outflow:
+        value = -value  # a row is signed as printed, "(1,577)"; a payment's XBRL value is positive
+    return Operand(
+        item=item.key,
+        label=item.label,
+        fiscal_year=fiscal_year,
+        value=value,
+        unit=item.unit,
+        scale=scale,
+        places=places,
+        period_start=fact.period_start,
+        period_end=fact.period_end,
+        citation=FigureRef(
+            filing_id=figures.filing_id,
+            accession=meta.accession,
+            filing_fiscal_year=meta.fiscal_year,
+            concept=fact.concept or None,
+            row_label=row_label,
+            chunk_ordinal=fact.chunk_ordinal,
+            offset=fact.offset,
+            displayed=fact.displayed,
+        ),
+        outflow=item.outflow,
+    )
+
+
+def print_scale(fact: Fact) -> tuple[int, int]:
+    """The power of ten a fact is printed in and the decimals printed: ``11,646.7`` for
+    11,646,700,000 is (6, 1), ``39.3`` for 39,300,000,000 is (9, 1) (read from the value and the
+    figure as displayed; from XBRL decimals when the display is not a plain number)."""
+    shown = fact.displayed.strip("()$ ").replace(",", "")
+    try:
+        number = Decimal(shown)
+    except decimal.InvalidOperation:
+        number = Decimal(0)
+    if number != 0 and fact.value != 0:
+        scale = round(math.log10(abs(fact.value) / float(abs(number))))
+        exponent = number.as_tuple().exponent
+        return scale, max(0, -exponent) if isinstance(exponent, int) else 0
+    if fact.decimals is None or fact.decimals >= 0:
+        return 0, max(fact.decimals or 0, 0)
+    scale = 3 * math.ceil(-fact.decimals / 3)
+    return scale, scale + fact.decimals
+
+
+def _decimal(value: float) -> Decimal:
+    """A fact's value as the decimal it was written as (``repr`` is the shortest round trip)."""
+    return Decimal(repr(value))
+
+
+def _describe(meta: FilingMeta) -> str:
+    who = meta.ticker or meta.company
+    return f"{who}'s {meta.form} for fiscal {meta.fiscal_year}"

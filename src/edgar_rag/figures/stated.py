@@ -1,0 +1,260 @@
+"""Formulas a question writes itself, read by code into the tree of ``formula.py``.
+
+FinanceBench writes them the way analysts do: "Fixed asset turnover ratio is defined as: FY2019
+revenue / (average PP&E between FY2018 and FY2019)", "Define working capital ratio as total
+current assets divided by total current liabilities", "CCC is defined as: DIO + DSO - DPO. DIO is
+defined as: ...". A definition is read into the formal grammar: operator words become operators,
+"FY2018 x" the line item at that year, "average x between FY2018 and FY2019" the mean of the two
+year-end balances, "change in x between ..." the difference; each remaining phrase must name a
+line item of the library, another definition of the same question, or a library metric. What
+cannot be read is a typed decline saying why; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from edgar_rag.figures.formula import (
+    Binary,
+    Dimension,
+    Expr,
+    FormulaError,
+    FormulaProblem,
+    Ref,
+    average_over_years,
+    dimension,
+    parse_formula,
+    render,
+)
+from edgar_rag.figures.library import MetricLibrary, ResultUnit
+
+
+@dataclass(frozen=True, slots=True)
+class StatedFormula:
+    """A question's own formula, ready for the resolver and the calculator."""
+
+    name: str
+    definition: str
+    """The definition as the question writes it."""
+    formula: Expr
+    """Relative to ``fiscal_year``: ``revenue[-1]`` is the year before it."""
+    fiscal_year: int | None
+    """The latest fiscal year the question names, which offsets count from."""
+    unit: ResultUnit
+    decimals: int | None
+    """Decimals the question asks the answer rounded to, if it says."""
+    scale: int | None
+    """For a dollar answer, the power of ten asked ("in USD millions": 6), if it says."""
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaDecline:
+    problem: FormulaProblem
+    detail: str
+
+
+_NAME = r"(?P<name>[^.?!:;]{1,80}?)"
+_BODY = r":?\s*(?P<body>.+?)(?=\.\s|\.?$)"
+_DEFINITIONS = (
+    re.compile(rf"(?:^|(?<=[.?!:])\s+){_NAME}\s+(?:here\s+)?is\s+defined\s+as{_BODY}"),
+    re.compile(rf"\bdefine\s+{_NAME}\s+as{_BODY}", re.IGNORECASE),
+)
+_YEAR = re.compile(r"\b(?:fy\s?|fiscal\s+(?:year\s+)?)(\d{4})\b", re.IGNORECASE)
+_NOTE = re.compile(
+    r"\[[^\]]*\]|\((?:from|using|as reported|excluding|in)\b[^)]*\)"
+    r"|\b(?:from|in|on)\s+the\s+(?:statement\s+of\s+)?(?:cash\s+flows?|income|balance\s+sheet|"
+    r"p&l)(?:\s+statement)?\b"
+)
+_WORD_OPERATORS = (
+    (re.compile(r"\bdivided\s+by\b"), "/"),
+    (re.compile(r"\bmultiplied\s+by\b|\btimes\b|×"), "*"),
+    (re.compile(r"\bless\b|\bminus\b"), "-"),
+    (re.compile(r"\bplus\b"), "+"),
+)
+_SPAN = re.compile(
+    r"\b(?P<kind>average|change\s+in)\s+(?P<phrase>[^()+\-*/]+?)\s+between\s+"
+    r"fy\s?(?P<first>\d{4})\s+and\s+fy\s?(?P<last>\d{4})"
+)
+_SPLIT = re.compile(r"(\s*[()+\-*/^]\s*)")
+_LEADING_YEAR = re.compile(r"^fy\s?(\d{4})\s+(.+)$")
+_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+_DECIMALS = re.compile(r"\b(one|two|three|four|zero|\d)\s+decimal\s+place", re.IGNORECASE)
+_DECIMAL_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
+_DAYS_NAMES = re.compile(r"\bdays\b|\bdpo\b|\bdso\b|\bdio\b|\bccc\b|conversion cycle", re.I)
+
+
+def read_stated_formula(
+    question: str, library: MetricLibrary
+) -> StatedFormula | FormulaDecline | None:
+    """The formula the question defines (its first definition, with the later ones it names),
+    a decline saying why it cannot be used, or None when the question defines none."""
+    definitions = _definitions(question)
+    if not definitions:
+        return None
+    anchor = max((int(y) for y in _YEAR.findall(question)), default=None)
+    name, body = next(iter(definitions.items()))
+    try:
+        text = _formal(body, anchor, library, definitions, seen=(name,))
+        formula = _as_asked(question, name, parse_formula(text), library, anchor)
+        measured = dimension(formula, library.dimensions)
+    except FormulaError as error:
+        return FormulaDecline(error.kind, f"the question's formula for {name}: {error}")
+    unit, scale = _unit(question, name, measured)
+    if unit.dimension != measured:
+        return FormulaDecline(
+            FormulaProblem.MIXES_UNITS,
+            f"the question asks {name} in {unit}, but its formula measures {measured}",
+        )
+    return StatedFormula(
+        name=name,
+        definition=body,
+        formula=formula,
+        fiscal_year=anchor,
+        unit=unit,
+        decimals=asked_decimals(question),
+        scale=scale,
+    )
+
+
+_ASKED = re.compile(
+    r"\bwhat\s+(?:is|was)\s+(?:the\s+)?(?:[\w.&'’]+\s+)??(?:fy\s?\d{4}(?:\s*-\s*fy\s?\d{4})?\s+)?"
+    r"(?P<asked>[^?]+?)(?:\s+for\s+[^?]+)?\?",
+    re.IGNORECASE,
+)
+_YEARS_AVERAGE = re.compile(r"\b(\d|two|three|four|five)[ -]year\s+average\b")
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def _as_asked(
+    question: str, name: str, defined: Expr, library: MetricLibrary, anchor: int | None
+) -> Expr:
+    """The defined formula as the question's own ask wraps it: "the 3 year average unadjusted
+    EBITDA % margin" is the mean over three years of EBITDA over revenue, "unadjusted EBITDA
+    less capex" the defined figure minus capital expenditures."""
+    match = _ASKED.search(question)
+    asked = " ".join(match["asked"].lower().split()) if match else ""
+    if name not in asked or asked == name:
+        return defined
+    formula = defined
+    after = asked.split(name, 1)[1].strip()
+    if re.match(r"(?:%\s*)?margin\b", after):
+        formula = Binary("/", formula, Ref("revenue"))
+    elif re.match(r"(?:less|minus|plus)\s", after):
+        operator, rest = after.split(maxsplit=1)
+        other = parse_formula(_phrase(rest, anchor, library, {}, ()))
+        formula = Binary("+" if operator == "plus" else "-", formula, other)
+    years = _YEARS_AVERAGE.search(asked.split(name, 1)[0])
+    if years:
+        count = years.group(1)
+        formula = average_over_years(
+            formula, int(count) if count.isdigit() else _COUNT_WORDS[count]
+        )
+    return formula
+
+
+def asked_decimals(question: str) -> int | None:
+    """The decimal places a question asks for ("round to two decimal places": 2)."""
+    match = _DECIMALS.search(question)
+    if match is None:
+        return None
+    word = match.group(1).lower()
+    return int(word) if word.isdigit() else _DECIMAL_WORDS[word]
+
+
+def _definitions(question: str) -> dict[str, str]:
+    found: list[tuple[int, str, str]] = []
+    for pattern in _DEFINITIONS:
+        for match in pattern.finditer(question):
+            name = " ".join(match["name"].split()).strip()
+            found.append((match.start("name"), name, match["body"].strip()))
+    return {name.lower(): body for _, name, body in sorted(found)}
+
+
+def _formal(
+    body: str,
+    anchor: int | None,
+    library: MetricLibrary,
+    definitions: Mapping[str, str],
+    seen: tuple[str, ...],
+) -> str:
+    """The definition's body in the formal grammar."""
+    text = _NOTE.sub(" ", body.lower())
+    for pattern, operator in _WORD_OPERATORS:
+        text = pattern.sub(f" {operator} ", text)
+    spans: list[str] = []
+
+    def span(match: re.Match[str]) -> str:
+        first, last = int(match["first"]), int(match["last"])
+        if last != first + 1:
+            raise FormulaError(
+                FormulaProblem.DOES_NOT_PARSE,
+                f"{match[0]!r} spans {last - first} years; only a year and the one before it",
+            )
+        key = _item_key(match["phrase"], library)
+        offset = last - (anchor or last)
+        ref = key if offset == 0 else f"{key}[{offset}]"
+        prior = f"{key}[{offset - 1}]"
+        spans.append(f"avg({ref})" if match["kind"] == "average" else f"({ref} - {prior})")
+        return f" @{len(spans) - 1} "
+
+    text = _SPAN.sub(span, text)
+    pieces = []
+    for piece in _SPLIT.split(text):
+        stripped = piece.strip()
+        if not stripped or stripped in "()+-*/^":
+            pieces.append(stripped)
+        elif stripped.startswith("@") and stripped[1:].isdigit():
+            pieces.append(spans[int(stripped[1:])])
+        else:
+            pieces.append(_phrase(stripped, anchor, library, definitions, seen))
+    return " ".join(p for p in pieces if p)
+
+
+def _phrase(
+    phrase: str,
+    anchor: int | None,
+    library: MetricLibrary,
+    definitions: Mapping[str, str],
+    seen: tuple[str, ...],
+) -> str:
+    if _NUMBER.match(phrase):
+        return phrase
+    offset = 0
+    year = _LEADING_YEAR.match(phrase)
+    if year:
+        offset = int(year.group(1)) - (anchor or int(year.group(1)))
+        phrase = year.group(2)
+    phrase = phrase.removeprefix("the ").strip()
+    if phrase in definitions and phrase not in seen:
+        inner = _formal(definitions[phrase], anchor, library, definitions, (*seen, phrase))
+        return f"({inner})"
+    item = library.item_named(phrase)
+    if item is not None:
+        return item.key if offset == 0 else f"{item.key}[{offset}]"
+    metric = library.find_metric(phrase)
+    if metric is not None and metric.synonyms and phrase in metric.synonyms:
+        return f"({render(metric.formula)})"
+    raise FormulaError(FormulaProblem.UNKNOWN_LINE_ITEM, f"{phrase!r} names no line item")
+
+
+def _item_key(phrase: str, library: MetricLibrary) -> str:
+    item = library.item_named(phrase.strip().removeprefix("the "))
+    if item is None:
+        raise FormulaError(FormulaProblem.UNKNOWN_LINE_ITEM, f"{phrase!r} names no line item")
+    return item.key
+
+
+def _unit(question: str, name: str, measured: Dimension) -> tuple[ResultUnit, int | None]:
+    lowered = question.lower()
+    scale = 9 if "billions" in lowered else 6 if "millions" in lowered else None
+    if measured is Dimension.USD:
+        return ResultUnit.USD, scale
+    if measured is Dimension.USD_PER_SHARE:
+        return ResultUnit.USD_PER_SHARE, None
+    if "percent" in lowered or "%" in lowered:
+        return ResultUnit.PERCENT, None
+    if _DAYS_NAMES.search(name):
+        return ResultUnit.DAYS, None
+    return ResultUnit.RATIO, None

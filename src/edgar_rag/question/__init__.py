@@ -1,0 +1,1 @@
+"""Reading a question: its words, the fiscal years and companies it names, and its kind."""

@@ -1,0 +1,128 @@
+"""A question read once, at the door: its search terms, the fiscal years and companies it names,
+the words of the metric it asks about, and what kind of question it is.
+
+Retrieval, the guards, the prompt's windows and the verifier all take this value, so no stage
+re-derives companies, years or metric words from the text (and two stages can never read the
+same question differently).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from edgar_rag.domain import FilingMeta
+from edgar_rag.question.companies import CompanyDirectory, CompanyMention
+from edgar_rag.question.periods import asked_fiscal_years
+from edgar_rag.question.words import lower_words, metric_words, query_terms, question_weights
+
+
+class Kind(StrEnum):
+    """What a question asks for; each kind is answered (and will be searched) its own way."""
+
+    LOOKUP = "lookup"
+    """One reported figure: ``What was Apple's diluted EPS in fiscal 2024?``."""
+    COMPUTATION = "computation"
+    """A figure computed from reported ones: a margin, a growth rate, a ratio, an average."""
+    COMPARISON = "comparison"
+    """Two companies, or two periods set against each other."""
+    NARRATIVE = "narrative"
+    """Prose: what a risk factor says, who oversees cybersecurity, how many people it employs."""
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A question as every stage of answering reads it."""
+
+    text: str
+    terms: tuple[str, ...]
+    """The words worth matching lexically, stopwords and repeats removed."""
+    words: tuple[str, ...]
+    """Every word in lower case (``non-current`` as one word)."""
+    weights: Mapping[str, float] = field(hash=False)
+    """The stems of its content words at 1, of their synonyms at less (``words.SYNONYM_WEIGHT``)."""
+    metric: tuple[str, ...]
+    """The words that name the figure asked about: no company name, years or words of size."""
+    years: frozenset[int]
+    """The fiscal years it names, in the calendar of the filing it was read against (none
+    named: empty; read without a filing: the years as written)."""
+    companies: tuple[CompanyMention, ...]
+    """The companies it names, in order (empty when read without a company directory)."""
+    kind: Kind
+
+
+def read_question(
+    text: str, filing: FilingMeta | None = None, directory: CompanyDirectory | None = None
+) -> Question:
+    """Read ``text`` once, against the filing it is asked of (None: corpus-wide) and the known
+    companies (None: names are not looked up)."""
+    companies = directory.find(text) if directory is not None else ()
+    years = asked_fiscal_years(text, filing) if filing is not None else frozenset()
+    metric = metric_words(text, filing.company if filing is not None else None)
+    return Question(
+        text=text,
+        terms=tuple(query_terms(text)),
+        words=tuple(lower_words(text)),
+        weights=question_weights(text),
+        metric=metric,
+        years=years,
+        companies=companies,
+        kind=question_kind(text, companies),
+    )
+
+
+_COMPARISON = re.compile(
+    r"\b(?:compar\w*|versus|vs\.?|relative\s+to|differ\w*\s+between|than"
+    r"|which\s+(?:of\s+\w+\s+)?(?:company|companies|segment|year)\b)",
+    re.I,
+)
+_COMPUTATION = re.compile(
+    r"\b(?:margins?|ratios?|growth|grow|grew|cagr|change[sd]?|increased?|decreased?|"
+    r"averages?|turnover|return\s+on|ro[aeic]|roic|days\s+\w+\s+outstanding|d[sip]o|"
+    r"conversion\s+cycle|ccc|coverage|payout|retention|yield|ebitda|free\s+cash\s+flow|fcf|"
+    r"working\s+capital|defined\s+as|as\s+an?\s+(?:%|percent\w*|share|proportion|fraction)|"
+    r"per\s*cent(?:age)?\s+of|share\s+of|effective\s+tax\s+rate|quick\s+ratio|times)\b"
+    r"|%\s+of\b|\bas\s+a\s+%",
+    re.I,
+)
+_TELL = re.compile(r"\b(?:why|describe\w*|explain\w*|discuss\w*|summari[sz]e\w*)\b", re.I)
+"""Words that ask for prose whatever figure the question names."""
+_NARRATIVE = re.compile(
+    r"^\s*(?:why|how\s+(?:does|do|did|is|are|has|have|will|would|could|can|concentrated|"
+    r"exposed|dependent)|describe|explain|summari[sz]e|who|where|when|which|list|discuss)\b"
+    r"|\b(?:describe|explain|discuss\w*|mention\w*|disclos\w*\s+about|say\w*\s+about|risks?|"
+    r"strateg\w*|policy|policies|litigation|lawsuits?|proceedings|employ\w*|headcount|"
+    r"competit\w*|customers?|suppliers?|segments?|cybersecurity|oversee\w*|approach|"
+    r"factors?|plans?|programs?|regulat\w*|obligations?|agreements?|outlook)\b",
+    re.I,
+)
+_FIGURE = re.compile(
+    r"\b(?:how\s+much|amount|total|revenues?|sales|income|profit|earnings|eps|assets|"
+    r"liabilit\w*|equity|cash|debt|borrowings|capex|capital\s+expenditures?|inventor\w*|"
+    r"dividends?|buybacks?|repurchase\w*|expenses?|costs?|cogs|r&d|research\s+and\s+development|"
+    r"tax(?:es)?|depreciation|amortization|receivables?|payables?|goodwill|property|ppe|pp&e|"
+    r"in\s+usd|usd\s+(?:millions|billions|thousands))\b",
+    re.I,
+)
+
+
+def question_kind(text: str, companies: tuple[CompanyMention, ...] = ()) -> Kind:
+    """The kind of ``text``, by its words: a comparison sets two things against each other
+    (or names two companies), a computation names a derived metric (a margin, growth, a ratio),
+    a lookup asks for a reported figure, and the rest is narrative.
+
+    A narrative cue (``why``, ``describe``, ``risk``) outweighs the words of a figure, since
+    prose questions name figures too ("What risks does its debt pose?").
+    """
+    distinct = {mention.companies[0].cik or mention.text for mention in companies}
+    if _COMPARISON.search(text) or len(distinct) >= 2:
+        return Kind.COMPARISON
+    if _TELL.search(text):
+        return Kind.NARRATIVE
+    if _COMPUTATION.search(text):
+        return Kind.COMPUTATION
+    if _FIGURE.search(text) and not _NARRATIVE.search(text):
+        return Kind.LOOKUP
+    return Kind.NARRATIVE

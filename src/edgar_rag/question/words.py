@@ -1,0 +1,139 @@
+"""The words of a question: which to match lexically, and which name the figure it asks about.
+
+"Revenues" in a question is "Total net sales" in Apple's income statement and "profit" is "net
+income"; a window of the passage should find that row, and an answer should cite a passage that
+names what was asked. Words are compared by their first six letters, so "repurchases" meets
+"repurchase" and "inventories" meets "inventory".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_TERM = re.compile(r"[a-z0-9][a-z0-9'&.-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
+STOPWORDS = frozenset(
+    (
+        "a an and are as at be been by did do does for from had has have how i in is it its "
+        "of on or s the their them there these they this those to was were what when where "
+        "which who whom why will with would you your company company's fiscal year years much "
+        "many report reported say says tell me please about"
+    ).split()
+)
+
+
+def query_terms(question: str) -> list[str]:
+    """The words of a question worth matching lexically (stopwords and repeats removed)."""
+    words = [w.lower().strip(".'") for w in _TERM.findall(question)]
+    return list(dict.fromkeys(w for w in words if w and w not in STOPWORDS))
+
+
+STEM_CHARS = 6
+
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("revenue", "revenues", "sales", "turnover"),
+    ("profit", "earnings", "income"),
+    ("eps", "earnings", "per", "share"),
+    ("buybacks", "repurchases", "repurchase", "repurchased", "treasury"),
+    ("capex", "capital", "expenditures", "property", "plant", "equipment"),
+    ("r&d", "research", "development"),
+    ("inventory", "inventories"),
+    ("shareholders", "stockholders", "equity"),
+    ("debt", "borrowings", "notes"),
+    ("tax", "taxes", "provision"),
+    ("dividends", "dividend"),
+    ("cash", "equivalents"),
+    ("flow", "flows", "activities"),
+    ("end", "ending", "ended"),
+    ("long-term", "noncurrent"),
+)
+"""Words that name the same figure; a question word in a group stands for all of it."""
+
+GENERIC = frozenset(
+    "fiscal year years end ended ending report reported reports much many total amount company "
+    "value figure level annual full quarter reporting balance expense expenses spend spent paid "
+    "pay amounts record recorded".split()
+)
+"""Question words that say when, how much or what kind of amount, not which figure: they name no
+metric ("research and development expense" is named by its first three words, not by a
+depreciation row's "Operating expenses")."""
+
+_STRICT = {"profit": ("profit", "earnings", "net")}
+"""Synonyms too loose to say that a line names the metric: "gross profit" is not "Operating
+income", though a window for a profit question should still show the income rows."""
+QUALIFIERS = frozenset({"current", "other", "deferred", "preferred", "before"})
+"""Words that make a row another line item than the one asked unless the question says them:
+"Total current liabilities" is not "total liabilities", "Income before income taxes" is no tax."""
+DISTINGUISHING = frozenset({"gross", "operating", "diluted", "basic"})
+"""Words that, when the question says them, the line must say too: "operating income" is not
+"Net income", "diluted EPS" is not the basic row."""
+
+_WORD = re.compile(r"[a-z0-9&]+")
+_POSSESSIVE = re.compile(r"['’]s?$")
+_PERIOD = re.compile(r"(?:fy|q[1-4])?'?\d+")
+SYNONYMS_OF = {word: group for group in SYNONYM_GROUPS for word in group}
+"""Each word of a synonym group, to its group."""
+
+
+def stem(word: str) -> str:
+    """The word's first letters, a short plural made singular first ("taxes" is "tax", "assets"
+    "asset"), since its first six letters would keep the "s"."""
+    if len(word) <= STEM_CHARS + 1 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-2] if word.endswith("xes") else word[:-1]
+    return word[:STEM_CHARS]
+
+
+def text_stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s words of three letters or more."""
+    return frozenset(stem(w) for w in lower_words(text) if len(w) > 2)
+
+
+def lower_words(text: str) -> list[str]:
+    """Lower-case words; "non-current" is one word, so that it never reads as "current"."""
+    return _WORD.findall(text.lower().replace("non-current", "noncurrent"))
+
+
+SYNONYM_WEIGHT = 0.5
+"""What a synonym of a question's word counts for, against the word itself: "operating income"
+is the ``Operating income`` row before the ``Earnings per share`` row its synonym finds."""
+
+
+def question_weights(question: str) -> dict[str, float]:
+    """The stems of the question's content words (hyphenated ones split: "year-end" is "end of
+    year") at 1, and of their synonyms at ``SYNONYM_WEIGHT``."""
+    terms = query_terms(question)
+    words = [part for w in terms for part in w.split("-") if part]
+    own = {stem(w) for w in words if len(w) > 2 or w in SYNONYMS_OF}
+    weights = dict.fromkeys(expand([*terms, *words]), SYNONYM_WEIGHT)
+    weights.update(dict.fromkeys(own, 1.0))
+    return weights
+
+
+def expand(words: Iterable[str], *, strict: bool = False) -> frozenset[str]:
+    """The stems of ``words`` and of their synonyms (words of one or two letters skipped);
+    ``strict`` leaves out the loose ones (``profit`` then is not any ``income``)."""
+    stems: set[str] = set()
+    for word in words:
+        if len(word) <= 2 and word not in SYNONYMS_OF:
+            continue
+        stems.add(stem(word))
+        synonyms = _STRICT.get(word) if strict else None
+        stems.update(stem(w) for w in (synonyms or SYNONYMS_OF.get(word, ())))
+    return frozenset(stems)
+
+
+def metric_words(question: str, company: str | None) -> tuple[str, ...]:
+    """What the question asks for: its content words without the company's name, years and
+    numbers, and the generic words of time and size (``fiscal``, ``total``, ``much``)."""
+    ignored = {stem(w) for w in [*GENERIC, *_WORD.findall((company or "").lower())]}
+    words = (_POSSESSIVE.sub("", w) for w in query_terms(question))
+    return tuple(
+        w
+        for w in dict.fromkeys(words)
+        if stem(w) not in ignored and not _PERIOD.fullmatch(w) and (len(w) > 2 or w in SYNONYMS_OF)
+    )
+
+
+def unasked_qualifiers(label: str, question_words: Iterable[str]) -> frozenset[str]:
+    """The qualifiers (``current``, ``deferred`` …) that ``label`` says and the question not."""
+    return (QUALIFIERS - set(question_words)) & set(lower_words(label))

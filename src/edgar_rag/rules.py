@@ -1,0 +1,222 @@
+"""Rules every layer shares: the fiscal year a date falls in, English number words, and the key
+a company's name is known by.
+
+Each lived in two or three modules before (ingest, the period guard, the figure reader, the
+company guard), and copies drift. Pure tables and functions; the one read is of the list of
+public companies edgartools ships, done once per process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from itertools import takewhile
+from pathlib import Path
+
+# Fiscal years ---------------------------------------------------------------------------------
+
+DAYS_PER_YEAR = 365.25
+
+
+def fiscal_year_at(day: date, period_end: date, fiscal_year: int) -> int:
+    """The fiscal year whose end lies nearest ``day``, in the calendar of a filing for
+    ``fiscal_year`` that ended on ``period_end``: Home Depot's year ended 2025-02-02 is its
+    fiscal 2024, and a comparative column dated 2024-01-28 its fiscal 2023."""
+    return fiscal_year - round((period_end - day).days / DAYS_PER_YEAR)
+
+
+# Number words ---------------------------------------------------------------------------------
+
+SMALL_NUMBERS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+"""The number words below twenty, each at its index."""
+TENS = {
+    w: 10 * i
+    for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)
+}
+MULTIPLIERS = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+FRACTIONS = {"a half": (0.5, 1), "a quarter": (0.25, 2), "three quarters": (0.75, 2)}
+"""Fraction words, each with the decimals it stands for."""
+
+_DIGITS = {w: i for i, w in enumerate(SMALL_NUMBERS[:10])}
+_BELOW_TWENTY = {w: i for i, w in enumerate(SMALL_NUMBERS) if i > 0}
+_SPELLED_ONLY = re.compile(r"[A-Za-z][A-Za-z\s,\-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Spelled:
+    """A number read from words: ``two and a half billion`` is raw 2.5 at scale 1e9, 1 decimal."""
+
+    raw: float
+    scale: float
+    decimals: int
+
+
+def parse_number_words(text: str) -> float | None:
+    """English number words (``two and a half billion``) as a value; None if they don't compose."""
+    if not _SPELLED_ONLY.fullmatch(text.strip()):
+        return None
+    spelled = read_number_words(re.split(r"[\s,\-]+", text.strip().lower()))
+    return None if spelled is None else spelled.raw * spelled.scale
+
+
+def read_number_words(words: list[str]) -> Spelled | None:
+    """The number that lower-case ``words`` spell, all of them; None if they don't compose."""
+    groups: list[tuple[int, int]] = []
+    lone = FRACTIONS.get(" ".join(words[:2]))
+    if lone is not None and words[0] == "a":
+        integer, pos = 0, 2
+        fraction, decimals = lone
+    else:
+        read = _read_integer(words)
+        if read is None:
+            return None
+        integer, groups, pos = read
+        fraction, decimals, pos = _read_fraction(words, pos)
+    scale = 1
+    if pos < len(words) and words[pos] in MULTIPLIERS and decimals and not groups:
+        scale, pos = MULTIPLIERS[words[pos]], pos + 1
+    if pos != len(words):
+        return None
+    if scale == 1 and len(groups) == 1 and groups[0][0] == integer and not decimals:
+        return Spelled(float(groups[0][0] // groups[0][1]), float(groups[0][1]), 0)
+    return Spelled(integer + fraction, float(scale), decimals)
+
+
+def _read_integer(words: list[str]) -> tuple[int, list[tuple[int, int]], int] | None:
+    """The whole number at the start of ``words``, its (value, multiplier) groups and its end."""
+    if words[:1] == ["zero"]:
+        return 0, [], 1
+    if words[:1] == ["point"]:
+        return 0, [], 0
+    groups: list[tuple[int, int]] = []
+    total, pos, last = 0, 0, math.inf
+    while True:
+        group = _read_group(words, pos)
+        if group is None:
+            break
+        value, pos = group
+        multiplier = MULTIPLIERS.get(words[pos]) if pos < len(words) else None
+        if multiplier is None:
+            if value >= last:
+                return None
+            return total + value, groups, pos
+        if multiplier >= last:
+            return None
+        total, last, pos = total + value * multiplier, multiplier, pos + 1
+        groups.append((value * multiplier, multiplier))
+        if words[pos : pos + 1] == ["and"] and _read_group(words, pos + 1) is not None:
+            pos += 1
+    return (total, groups, pos) if groups else None
+
+
+def _read_group(words: list[str], pos: int) -> tuple[int, int] | None:
+    """A number under a thousand (``twelve hundred`` too), or the ``a`` of ``a million``."""
+    if words[pos : pos + 1] in (["a"], ["an"]):
+        following = words[pos + 1 : pos + 2]
+        if not following or (following[0] != "hundred" and following[0] not in MULTIPLIERS):
+            return None
+        value, pos = 1, pos + 1
+    else:
+        below = _read_below_hundred(words, pos)
+        if below is None:
+            return None
+        value, pos = below
+    if words[pos : pos + 1] == ["hundred"]:
+        value, pos = value * 100, pos + 1
+        if words[pos : pos + 1] == ["and"] and _read_below_hundred(words, pos + 1):
+            pos += 1
+        rest = _read_below_hundred(words, pos)
+        if rest is not None:
+            value, pos = value + rest[0], rest[1]
+    return value, pos
+
+
+def _read_below_hundred(words: list[str], pos: int) -> tuple[int, int] | None:
+    word, unit = [*words[pos : pos + 2], "", ""][:2]
+    if word in TENS and _DIGITS.get(unit, 0) > 0:
+        return TENS[word] + _DIGITS[unit], pos + 2
+    value = TENS.get(word) or _BELOW_TWENTY.get(word)
+    return None if value is None else (value, pos + 1)
+
+
+def _read_fraction(words: list[str], pos: int) -> tuple[float, int, int]:
+    """``point five``, ``and a half``: the fraction, its decimals and where it ends."""
+    if words[pos : pos + 1] == ["point"]:
+        digits = "".join(str(_DIGITS[w]) for w in takewhile(_DIGITS.__contains__, words[pos + 1 :]))
+        if digits:
+            return float("0." + digits), len(digits), pos + 1 + len(digits)
+    known = FRACTIONS.get(" ".join(words[pos + 1 : pos + 3]))
+    if words[pos : pos + 1] == ["and"] and known is not None:
+        return known[0], known[1], pos + 3
+    return 0.0, 0, pos
+
+
+# Company names --------------------------------------------------------------------------------
+
+LEGAL_FORMS = frozenset(
+    "inc incorporated corp corporation co company companies ltd limited plc llc lp nv sa ag se "
+    "com &".split()
+)
+"""Words that end a name as its legal form: ``Best Buy Co., Inc.`` is ``best buy``."""
+_SPLIT_FORMS = frozenset({("l", "p"), ("n", "v"), ("s", "a")})
+"""Legal forms written with dots, which the words split: ``L.P.``, ``N.V.``, ``S.A.``."""
+_STATE_TAG = re.compile(r"/[A-Za-z]{1,3}\b/?")
+_NAME_WORD = re.compile(r"[a-z0-9]+|&")
+
+ListedCompany = tuple[str, str | None, int | None]
+"""``(name, ticker, cik)``, as a filing's metadata or the SEC's list gives them."""
+
+
+def name_words(name: str) -> tuple[str, ...]:
+    """A company name's words in lower case, without apostrophes, EDGAR's state tags
+    (``/NEW``, ``/NY/``) or a leading ``The``; ``&`` is a word of its own."""
+    text = _STATE_TAG.sub(" ", name).replace("’", "").replace("'", "").replace("&", " & ")
+    words = _NAME_WORD.findall(text.lower())
+    return tuple(words[1:] if words[:1] == ["the"] and len(words) > 1 else words)
+
+
+def strip_forms(words: tuple[str, ...], forms: frozenset[str] = LEGAL_FORMS) -> tuple[str, ...]:
+    """``words`` without the trailing ``forms`` (at least one word is kept)."""
+    while len(words) > 1 and (words[-1] in forms or words[-2:] in _SPLIT_FORMS):
+        words = words[:-2] if words[-2:] in _SPLIT_FORMS else words[:-1]
+    return words
+
+
+def company_key(name: str) -> tuple[str, ...]:
+    """The words that tell a company's name from another's: the cover's ``Best Buy Co., Inc.``
+    and the SEC list's ``BEST BUY CO INC`` are both ``("best", "buy")``."""
+    return strip_forms(name_words(name))
+
+
+@cache
+def listed_companies() -> tuple[ListedCompany, ...]:
+    """The ~10,000 public companies edgartools ships, in the SEC's order (largest first), read
+    once per process and without importing edgartools (which takes seconds and builds an HTTP
+    client at import)."""
+    spec = importlib.util.find_spec("edgar")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("edgartools is not installed: no list of public companies")
+    package = Path(next(iter(spec.submodule_search_locations)))
+    return read_listing(package / "reference/data/company_tickers.parquet")
+
+
+def read_listing(path: Path) -> tuple[ListedCompany, ...]:
+    """A parquet file with text columns ``name``, ``ticker`` and ``cik``, as edgartools' list."""
+    # pyarrow comes with edgartools: imported only when a list is read.
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # noqa: PLC0415  # no py.typed
+
+    # ParquetFile.read, not read_table: read_table first imports pyarrow.dataset (1.5 s here).
+    table = pq.ParquetFile(path).read(columns=["name", "ticker", "cik"], use_threads=False)
+    names, tickers, ciks = (table.column(column).to_pylist() for column in table.column_names)
+    return tuple(
+        (str(name), str(ticker) if ticker else None, int(str(cik)) if cik else None)
+        for name, ticker, cik in zip(names, tickers, ciks, strict=True)
+        if name
+    )
