@@ -12,7 +12,7 @@ from edgar_rag.domain import FigureSource, FilingHints, RawFiling
 from edgar_rag.errors import ParseError
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.indexer import Outcome, index_filings
+from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.ingest.pdf import read_pdf_document
 from edgar_rag.ingest.pipeline import ingest_filing

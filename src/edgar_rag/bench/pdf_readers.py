@@ -9,13 +9,12 @@ readers' figures are compared, and both are scored on the hand-checked sample
 before statements were read (PDFium text into lines and paragraphs) and as it does now.
 
 pdfplumber is not a dependency: run this with it importable (a scratch environment) or its
-columns say it was not measured. Writes ``docs/pdf_readers.json`` and renders
-``docs/pdf_readers.md`` from it.
+columns say it was not measured. ``edgar-rag dev bench pdf-readers`` writes
+``docs/pdf_readers.json`` and renders ``docs/pdf_readers.md`` from it.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import statistics
@@ -185,7 +184,7 @@ def render(report: dict[str, Any]) -> str:
     lines = [
         "# PDF statements: reader comparison",
         "",
-        "Written by `python -m edgar_rag.bench.pdf_readers` from `docs/pdf_readers.json`, over "
+        "Written by `edgar-rag dev bench pdf-readers` from `docs/pdf_readers.json`, over "
         f"the {len(filings)} FinanceBench 10-K PDFs (`../shared/corpus/financebench/pdfs`). "
         "Statement pages are found by their title in PDFium's text; each is then read into "
         "positioned words by each library and into labelled rows by the same code "
@@ -276,28 +275,24 @@ def _version(name: str) -> str:
         return "not installed"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="PDF statement readers; docs/pdf_readers.*")
-    parser.add_argument("--pdfs", type=Path, default=Path("../shared/corpus/financebench/pdfs"))
-    parser.add_argument("--out", type=Path, default=Path("docs/pdf_readers.json"))
-    parser.add_argument("--sample", type=Path, default=SAMPLE)
-    args = parser.parse_args(argv)
+def write_reader_report(pdfs: Path, out: Path, sample: Path = SAMPLE) -> str:
+    """Measure both readers on every PDF in ``pdfs``; write the JSON to ``out`` and its page
+    beside it as ``.md``; returns the page."""
     try:
         pdfplumber: Any = importlib.import_module("pdfplumber")  # optional, not a dependency
     except ImportError:
         pdfplumber = None
-    filings = [measure_pdf(path, pdfplumber) for path in sorted(args.pdfs.glob("*.pdf"))]
+    filings = [measure_pdf(path, pdfplumber) for path in sorted(pdfs.glob("*.pdf"))]
     report: dict[str, Any] = {
         "versions": {"pdfplumber": _version("pdfplumber"), "pypdfium2": _version("pypdfium2")},
         "filings": filings,
     }
-    if args.sample.exists():
-        sample = json.loads(args.sample.read_text(encoding="utf-8"))["rows"]
-        report["sample"] = score_sample(sample, args.pdfs, pdfplumber)
-    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    args.out.with_suffix(".md").write_text(render(report), encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    if sample.exists():
+        rows = json.loads(sample.read_text(encoding="utf-8"))["rows"]
+        rows = [row for row in rows if (pdfs / row["pdf"]).exists()]
+        if rows:
+            report["sample"] = score_sample(rows, pdfs, pdfplumber)
+    out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    page = render(report)
+    out.with_suffix(".md").write_text(page, encoding="utf-8")
+    return page
