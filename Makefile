@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test browser docs-check bench bench-load bench-model corpus items retrieval answering eval result eval-ci eval-baseline demo clean
+.PHONY: setup lock check lint test browser docs-check bench bench-load bench-model corpus items retrieval computed answering eval result eval-ci eval-baseline demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -93,6 +93,11 @@ items: setup
 retrieval: build/corpus.db
 	$(BIN)/edgar-rag dev eval retrieval --corpus $(CORPUS) --index build/corpus.db \
 	  --out docs/retrieval.json
+
+# The computed questions (data/computed/) through the whole answer path, no model (docs/computed.*).
+computed: build/corpus.db
+	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval computed \
+	  --index build/corpus.db --out docs/computed.json
 
 # One generation per dev-split golden question with the local model, recorded on a tape.
 answering: build/corpus.db

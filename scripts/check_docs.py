@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from edgar_rag.bench import corpus, items, pdf_readers, report
-from edgar_rag.eval import financebench
+from edgar_rag.eval import computed_answers, financebench
 from edgar_rag.eval import render as evaluations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +36,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "pdf_readers.md": lambda: pdf_readers.render(_json("pdf_readers.json")),
     "performance.md": lambda: report.render_performance(_json("performance.json")),
     "scaling.md": lambda: report.render_scaling(_json("performance.json")),
+    "computed.md": lambda: computed_answers.render(_json("computed.json")),
 }
 
 

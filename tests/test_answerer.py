@@ -246,7 +246,9 @@ def test_the_json_has_the_shape_of_the_design(index: SqliteIndex) -> None:
     assert list(body) == [
         "question", "text", "citations", "abstained", "reason", "detail", "gate",
         "retrieval_score", "gate_score", "source", "generator", "timings_ms", "tokens", "replayed",
+        "calculation",
     ]  # fmt: skip
+    assert body["calculation"] is None  # only an answer computed in code carries one
     assert body["abstained"] is True
     assert body["reason"] == "model_declined"
     assert body["source"]["ticker"] == "AAPL"

@@ -15,8 +15,8 @@ from edgar_rag.eval.computed import (
     computed_questions,
     describe_formula,
     hand_ceiling,
-    main,
     read_hand_questions,
+    write_computed,
 )
 from edgar_rag.eval.computed import corpus_figures as corpus_figures_of
 from edgar_rag.figures.calculator import Calculation
@@ -75,7 +75,7 @@ def test_every_metric_stated_in_words_reads_back_to_its_formula(metric: str) -> 
 
 @pytest.mark.skipif(not CORPUS_DB.exists(), reason="no build/corpus.db")
 def test_the_command_writes_the_committed_set(tmp_path: Path) -> None:
-    assert main(["--index", str(CORPUS_DB), "--out", str(tmp_path)]) == 0
+    write_computed(CORPUS_DB, tmp_path, tmp_path / "no-hand-written.jsonl")
     assert (tmp_path / "questions.jsonl").read_text(encoding="utf-8") == COMMITTED.read_text(
         encoding="utf-8"
     )

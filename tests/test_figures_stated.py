@@ -130,3 +130,13 @@ def test_every_formula_financebench_states_is_read() -> None:
     # Measured: 19 of the 150 questions define their formula; all 19 are read.
     assert len(defined) == 19
     assert all(isinstance(s, StatedFormula) for s in defined)
+
+
+def test_a_definition_that_multiplies_by_the_days_of_a_year_counts_in_days() -> None:
+    question = (
+        "In fiscal 2024, what was the cash cycle of Home Depot? Cash cycle is defined as: "
+        "365 * (average inventories between FY2023 and FY2024) / FY2024 cost of revenue."
+    )
+    stated = read_stated_formula(question, LIBRARY)
+    assert isinstance(stated, StatedFormula)
+    assert stated.unit is ResultUnit.DAYS

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, Route, expect, sync_playwright
 
 from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.domain import Generator
+from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
@@ -141,6 +144,45 @@ def test_a_replayed_answer_opens_its_quote_inside_its_item(
         shot = tmp_path / "page-decline.png"
         page.screenshot(path=str(shot))
         print(f"screenshot of the decline: {shot}")
+    assert problems == []
+
+
+@pytest.mark.browser
+def test_a_computed_answer_shows_its_formula_with_each_operand_cited(
+    index: SqliteIndex, tmp_path: Path
+) -> None:
+    """No model: Apple's fixed asset turnover computed in code, each operand linked to the
+    statement row that prints it."""
+    computing = replace(
+        answerer(index, ScriptedGenerator([])),
+        computed=ComputedAnswers(index, load_library()),
+    )
+    problems: list[str] = []
+    with (
+        chromium_page() as page,
+        serve_in_thread(
+            create_app(Services(index, Searcher(index, HashingEmbedder()), computing))
+        ) as url,
+    ):
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on("console", lambda message: _note_console_error(message, problems))
+        page.goto(url)
+        page.select_option("#company", "ticker:AAPL")
+        page.select_option("#year", "2025")
+        page.fill("#question", "What was Apple's fixed asset turnover ratio in fiscal 2025?")
+        page.click("#ask-button")
+        expect(page.locator("#answer-text")).to_contain_text("fixed asset turnover")
+        rows = page.locator("#calculation tr")
+        expect(rows).to_have_count(3)  # revenue, and PP&E at both year ends
+        expect(page.locator("#calculation")).to_contain_text("Computed in code: ")
+        expect(page.locator("#meta")).to_contain_text("generator computed")
+        rows.nth(0).locator(".cite").click()
+        quote = page.locator("#passage-text mark")
+        expect(quote).to_have_count(1)
+        expect(quote).to_contain_text("416,161")
+        shot = tmp_path / "page-computed.png"
+        page.screenshot(path=str(shot))
+        print(f"screenshot of the computed answer: {shot}")
     assert problems == []
 
 

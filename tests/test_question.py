@@ -11,7 +11,7 @@ import pytest
 
 from edgar_rag.domain import FilingMeta, SourceFormat
 from edgar_rag.question.companies import CompanyDirectory
-from edgar_rag.question.reading import Kind, question_kind, read_question
+from edgar_rag.question.reading import Kind, asks_for_prose, question_kind, read_question
 
 HOME_DEPOT = FilingMeta(
     sha256="0" * 64,
@@ -96,3 +96,9 @@ def test_the_kinds_of_the_labelled_question_sets() -> None:
     assert len(extracted) == 14
     assert _share(computed, Kind.COMPUTATION) >= 0.95
     assert _share(extracted, Kind.LOOKUP) >= 0.9
+
+
+def test_a_question_that_asks_to_be_told_asks_for_prose() -> None:
+    assert asks_for_prose("Why did Apple's gross margin fall in fiscal 2025?")
+    assert asks_for_prose("Describe how Visa recognises revenue")
+    assert not asks_for_prose("In fiscal 2023, what was the etr of Johnson & Johnson?")

@@ -102,6 +102,27 @@ def regression(
 
 
 @evaluations.command()
+@index_option
+@path_option("--out", "docs/computed.json", "The report; its page goes beside it as .md.")
+@click.option(
+    "--generate",
+    is_flag=True,
+    help="Write the derived questions and their ceiling into data/computed/ instead.",
+)
+def computed(index: Path, out: Path, generate: bool) -> None:
+    """Ask the computed questions through the answer path; write docs/computed.*."""
+    if generate:
+        from edgar_rag.eval import computed as derived  # noqa: PLC0415
+
+        derived.write_computed(index, Path("data/computed"), Path(derived.HANDWRITTEN))
+        return
+    from edgar_rag.config import load_settings  # noqa: PLC0415
+    from edgar_rag.eval import computed_answers  # noqa: PLC0415
+
+    computed_answers.measure(index, out, load_settings())
+
+
+@evaluations.command()
 @corpus_option
 @index_option
 @embedder_cache_option

@@ -27,12 +27,8 @@ from edgar_rag.figures.library import MetricLibrary
 from edgar_rag.figures.plan import ComputationPlan, compute_plan, plan_computation
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure
 from edgar_rag.figures.stated import FormulaDecline
-from edgar_rag.question.reading import Kind, Question
+from edgar_rag.question.reading import Kind, Question, asks_for_prose
 from edgar_rag.rules import strip_forms
-
-_COMPUTED_KINDS = frozenset({Kind.LOOKUP, Kind.COMPUTATION})
-"""The kinds answered here; a comparison needs each company's filing (not yet), and a narrative
-question's answer is prose."""
 
 
 class FigureStore(Protocol):
@@ -83,16 +79,23 @@ class ComputedAnswers:
         """The answer computed for ``question`` in the scoped filing; None when it is not a
         figure question the library can plan (the model answers it)."""
         filing, filing_id = scope.filing, scope.filing_id
-        if filing is None or filing_id is None or question.kind not in _COMPUTED_KINDS:
+        if filing is None or filing_id is None or question.kind is Kind.COMPARISON:
+            return None
+        if asks_for_prose(question.text):
             return None
         plan = plan_computation(question.text, self.library)
         if plan is None:
             return None
         if isinstance(plan, FormulaDecline):
             return Uncomputable(Reason.MISSING_FIGURE, plan.detail)
+        if question.kind is Kind.NARRATIVE and plan.source == "lookup":
+            # A line item named in a question the words call prose ("What are the terms of
+            # its debt?") is no request for the figure; a metric or a formula named outright
+            # ("the etr", "X is defined as") is one, however the rest is worded.
+            return None
         asked = max(question.years, default=filing.fiscal_year)
         filings = [FilingFigures(filing_id, filing, self.store.figures(filing_id))]
-        filings.extend(self._earlier_filings(filing, plan, asked))
+        filings.extend(self._earlier_filings(filing, plan, plan.fiscal_year or asked))
         result = compute_plan(plan, self.library, filings, fiscal_year=asked)
         if isinstance(result, MissingFigure):
             return Uncomputable(Reason.MISSING_FIGURE, result.detail)

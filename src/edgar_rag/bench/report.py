@@ -584,8 +584,9 @@ def _answering_figures(report: dict[str, Any]) -> list[_Figure]:
     if cost is not None:
         figures.append(
             (
-                "prompt tokens P50 / generator seconds P50 per question, local model, 2 cores "
-                "(dev split)",
+                "prompt tokens P50 / generator seconds P50 per question the local model answered "
+                f"({cost['questions'] - cost['computed']} of {cost['questions']}; the rest in "
+                "code), 2 cores (dev split)",
                 f"{cost['prompt_tokens_p50']:.0f} / {cost['generator_s_p50']:.2f} s",
                 page,
             )
@@ -597,7 +598,29 @@ def _count_of(share: dict[str, Any]) -> str:
     return f"{share['count']}/{share['n']} = {share['count'] / max(share['n'], 1):.1%}"
 
 
+def _computed_figures(report: dict[str, Any]) -> list[_Figure]:
+    """The derived computed questions' eval split and latency (docs/computed.json)."""
+    counts = report["derived"]["by_split"]["eval"]
+    total = sum(counts.values())
+    page = "[computed answers](docs/computed.md)"
+    latency = report["derived"]["latency_ms"]
+    return [
+        (
+            f"derived computed questions answered correctly / wrongly, no model (eval split, "
+            f"{total} questions)",
+            f"{counts['correct'] / total:.1%} / {counts['wrong'] / total:.1%}",
+            page,
+        ),
+        (
+            "a figure answered in code: whole answer path P50 / P95",
+            f"{latency['p50']} ms / {latency['p95']} ms",
+            page,
+        ),
+    ]
+
+
 _EXTRA_FIGURES: tuple[tuple[str, Callable[[dict[str, Any]], list[_Figure]]], ...] = (
     ("retrieval.json", _retrieval_figures),
+    ("computed.json", _computed_figures),
     ("eval/report.json", _answering_figures),
 )

@@ -10,17 +10,17 @@ The ceiling reads each question back the way the answer path will (its stated fo
 library metric it names; its fiscal year from ``question.periods``), resolves the operands in the
 filing and computes: the share it gets right is what the answer path can reach at best.
 
-    python -m edgar_rag.eval.computed --index build/corpus.db --out data/computed
+    edgar-rag dev eval computed --index build/corpus.db --out data/computed
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import closing
 from decimal import Decimal
 from pathlib import Path
 
@@ -36,6 +36,8 @@ from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.question.periods import asked_fiscal_years
 
+HANDWRITTEN = "data/computed/handwritten.jsonl"
+"""The hand-written questions, their gold computed by hand from the statements."""
 METRICS_PER_FILING = 10
 """Metrics asked of each filing for its own fiscal year, the least asked kinds first."""
 PRIOR_YEAR_PER_FILING = 2
@@ -333,33 +335,18 @@ def corpus_figures(index: SqliteIndex) -> list[FilingFigures]:
     return figures
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write the derived set of computed questions.")
-    parser.add_argument("--index", type=Path, default=Path("build/corpus.db"))
-    parser.add_argument("--out", type=Path, default=Path("data/computed"))
-    parser.add_argument(
-        "--handwritten", type=Path, default=Path("data/computed/handwritten.jsonl"),
-        help="hand-written questions to run through the same path",
-    )  # fmt: skip
-    args = parser.parse_args(argv)
+def write_computed(index_path: Path, out: Path, handwritten: Path) -> None:
+    """Write the derived set (``questions.jsonl``) and its ceiling without model or retrieval
+    (``ceiling.json``, the hand-written questions of ``handwritten`` run too) into ``out``."""
     library = load_library()
-    index = SqliteIndex(args.index)
-    try:
+    with closing(SqliteIndex(index_path)) as index:
         filings = corpus_figures(index)
-    finally:
-        index.close()
     questions = computed_questions(filings, library)
-    write_jsonl(args.out / "questions.jsonl", questions)
+    write_jsonl(out / "questions.jsonl", questions)
     summary = ceiling(questions, filings, library)
-    if args.handwritten.exists():
-        hand = read_hand_questions(args.handwritten)
-        summary["handwritten"] = hand_ceiling(hand, filings, library)
-    (args.out / "ceiling.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    if handwritten.exists():
+        summary["handwritten"] = hand_ceiling(read_hand_questions(handwritten), filings, library)
+    (out / "ceiling.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     kinds = len({q.metric for q in questions})
-    sys.stderr.write(f"{len(questions)} questions, {kinds} metric kinds -> {args.out}\n")
+    sys.stderr.write(f"{len(questions)} questions, {kinds} metric kinds -> {out}\n")
     sys.stderr.write(json.dumps(summary["by_split"]) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

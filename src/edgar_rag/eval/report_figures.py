@@ -224,10 +224,14 @@ def _wrong(record: Record, outcome: str) -> bool:
 
 
 def _cost(records: Sequence[Record]) -> dict[str, float | None]:
-    """Prompt tokens and generator seconds per question, P50 and P95 (timed generations only)."""
-    tokens = percentiles([r["prompt_tokens"] for r in records])
-    seconds = percentiles([r["generate_s"] for r in records if not r.get("replayed", False)])
+    """Prompt tokens and generator seconds per question that reached the model, P50 and P95
+    (timed generations only); the questions answered or declined in code ask no model."""
+    asked = [r for r in records if not r.get("computed", False)]
+    tokens = percentiles([r["prompt_tokens"] for r in asked])
+    seconds = percentiles([r["generate_s"] for r in asked if not r.get("replayed", False)])
     return {
+        "questions": len(records),
+        "computed": len(records) - len(asked),
         "prompt_tokens_p50": _round(tokens["p50"]),
         "prompt_tokens_p95": _round(tokens["p95"]),
         "generator_s_p50": _round(seconds["p50"]),

@@ -183,9 +183,12 @@ def _cost(run: dict[str, Any]) -> list[str]:
     cost = run.get("cost")
     if cost is None:
         return []
+    computed = cost.get("computed", 0)
     return [
-        f"Prompt tokens per question: P50 {cost['prompt_tokens_p50']:.0f}, P95 "
-        f"{cost['prompt_tokens_p95']:.0f}. Generator seconds per question (arm none, every "
+        f"{computed} of the {cost.get('questions', 0)} questions were answered or declined in "
+        "code from the filing's reported figures, with no model; for the others: "
+        f"prompt tokens per question P50 {cost['prompt_tokens_p50']:.0f}, P95 "
+        f"{cost['prompt_tokens_p95']:.0f}; generator seconds per question (arm none, every "
         f"generation timed): P50 {_seconds(cost['generator_s_p50'])}, P95 "
         f"{_seconds(cost['generator_s_p95'])}.",
         "",

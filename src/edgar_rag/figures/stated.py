@@ -82,7 +82,9 @@ _LEADING_YEAR = re.compile(r"^fy\s?(\d{4})\s+(.+)$")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _DECIMALS = re.compile(r"\b(one|two|three|four|zero|\d)\s+decimal\s+place", re.IGNORECASE)
 _DECIMAL_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
-_DAYS_NAMES = re.compile(r"\bdays\b|\bdpo\b|\bdso\b|\bdio\b|\bccc\b|conversion cycle", re.I)
+_DAYS_NAMES = re.compile(r"\bdays\b|\bdpo\b|\bdso\b|\bdio\b|\bccc\b|\bcycle\b", re.I)
+_DAYS_IN_YEAR = re.compile(r"\b36[05]\s*[*x×]", re.I)
+"""A definition that multiplies by the days of a year counts in days (``365 * AR / revenue``)."""
 
 
 def read_stated_formula(
@@ -255,6 +257,6 @@ def _unit(question: str, name: str, measured: Dimension) -> tuple[ResultUnit, in
         return ResultUnit.USD_PER_SHARE, None
     if "percent" in lowered or "%" in lowered:
         return ResultUnit.PERCENT, None
-    if _DAYS_NAMES.search(name):
+    if _DAYS_NAMES.search(name) or _DAYS_IN_YEAR.search(question):
         return ResultUnit.DAYS, None
     return ResultUnit.RATIO, None

@@ -108,6 +108,12 @@ _FIGURE = re.compile(
 )
 
 
+def asks_for_prose(text: str) -> bool:
+    """The question asks to be told (``why``, ``describe``, ``explain``), whatever figure it
+    names: no figure computed in code answers it."""
+    return _TELL.search(text) is not None
+
+
 def question_kind(text: str, companies: tuple[CompanyMention, ...] = ()) -> Kind:
     """The kind of ``text``, by its words: a comparison sets two things against each other
     (or names two companies), a computation names a derived metric (a margin, growth, a ratio),

@@ -79,7 +79,7 @@ from edgar_rag.service.observe import (
     record_of,
 )
 from edgar_rag.service.slots import GenerationSlots
-from edgar_rag.service.store import LockedPassages, item_span
+from edgar_rag.service.store import LockedFigures, LockedPassages, item_span
 
 log = logging.getLogger(LOGGER)
 _T = TypeVar("_T")
@@ -187,7 +187,14 @@ class _Backend:
         lock = threading.Lock()
         answerer = services.answerer
         if answerer is not None:
-            answerer = replace(answerer, searcher=_locked(answerer.searcher, lock))
+            computed = answerer.computed
+            answerer = replace(
+                answerer,
+                searcher=_locked(answerer.searcher, lock),
+                computed=replace(computed, store=LockedFigures(computed.store, lock))
+                if computed is not None
+                else None,
+            )
         return cls(
             services=services,
             lock=lock,

@@ -11,7 +11,9 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from edgar_rag.answer.computed import FigureStore
 from edgar_rag.domain import (
+    Fact,
     FactRef,
     FilingReader,
     Passage,
@@ -59,6 +61,28 @@ class LockedPassages:
     def displayed_facts(self, filing_id: int) -> list[FactRef]:
         with self._lock:
             return self._index.displayed_facts(filing_id)
+
+
+class LockedFigures:
+    """A ``FigureStore`` (what answers computed in code read) behind the same lock."""
+
+    def __init__(self, store: FigureStore, lock: threading.Lock) -> None:
+        self._store = store
+        self._lock = lock
+
+    def figures(self, filing_id: int) -> list[Fact]:
+        with self._lock:
+            return self._store.figures(filing_id)
+
+    def passages_at(self, filing_id: int, ordinals: Sequence[int]) -> dict[int, Passage]:
+        with self._lock:
+            return self._store.passages_at(filing_id, ordinals)
+
+    def resolve_scope(
+        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+    ) -> Scope:
+        with self._lock:
+            return self._store.resolve_scope(ticker, cik, fiscal_year)
 
 
 @dataclass(frozen=True, slots=True)
