@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from edgar_rag.bench import corpus, items, report
+from edgar_rag.bench import corpus, items, pdf_readers, report
 from edgar_rag.eval import computed_answers, financebench
 from edgar_rag.eval import render as evaluations
 
@@ -33,6 +33,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "items.md": _items,
     "ingest.md": lambda: corpus.render(_json("ingest.json")),
     "financebench.md": lambda: financebench.render(_json("financebench.json")),
+    "pdf_readers.md": lambda: pdf_readers.render(_json("pdf_readers.json")),
     "performance.md": lambda: report.render_performance(_json("performance.json")),
     "scaling.md": lambda: report.render_scaling(_json("performance.json")),
     "computed.md": lambda: computed_answers.render(_json("computed.json")),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -11,6 +12,8 @@ from edgar_rag.domain import FigureSource, FilingHints, RawFiling
 from edgar_rag.errors import ParseError
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag.ingest.indexer import Outcome, index_filings
+from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.ingest.pdf import read_pdf_document
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.ingest.statements import (
@@ -214,3 +217,60 @@ def test_a_row_with_cents_on_a_page_of_whole_millions_is_a_per_share_amount() ->
         ("Net income", 16_026e6, "USD"),
         ("Earnings per common share––basic: Net income", 2.88, "USD/shares"),
     ]
+
+
+def _pdf(objects: list[bytes], trailer: bytes = b"") -> bytes:
+    """A PDF file of these objects (1: the catalogue), with a correct cross-reference table."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R %s>>\n" % (len(objects) + 1, trailer)
+    return bytes(out + b"startxref\n%d\n%%%%EOF\n" % xref)
+
+
+_BLANK_PAGE = [
+    b"<< /Type /Catalog /Pages 2 0 R >>",
+    b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+]
+_LOCKED = _pdf(
+    [
+        *_BLANK_PAGE,
+        b"<< /Filter /Standard /V 1 /R 2 /O <%s> /U <%s> /P -4 >>" % (b"11" * 32, b"22" * 32),
+    ],
+    b"/Encrypt 4 0 R /ID [<%s> <%s>] " % (b"ab" * 16, b"ab" * 16),
+)
+
+
+@dataclass
+class _BytesSource:
+    name: str
+    content: bytes
+
+    def load(self) -> RawFiling:
+        return RawFiling(self.content, self.name)
+
+
+def test_a_scan_an_encrypted_and_a_cut_pdf_are_refused_in_one_line_and_the_run_goes_on(
+    tmp_path: Path, sample_dir: Path
+) -> None:
+    bad = [
+        _BytesSource("scan.pdf", _pdf(_BLANK_PAGE)),
+        _BytesSource("locked.pdf", _LOCKED),
+        _BytesSource("cut.pdf", _LOCKED[:60]),
+    ]
+    good = [s for s in find_local_filings([sample_dir]) if s.name.endswith(".pdf")]
+    index = SqliteIndex(tmp_path / "index.db")
+    results = list(index_filings([*bad, *good], index, HashingEmbedder()))
+    assert [(r.source, r.outcome, r.reason) for r in results[:3]] == [
+        ("scan.pdf", Outcome.REFUSED, "the PDF has no text layer (a scan?)"),
+        ("locked.pdf", Outcome.REFUSED, "not a readable PDF (it is encrypted)"),
+        ("cut.pdf", Outcome.REFUSED, "not a readable PDF (data format error)"),
+    ]
+    assert [r.outcome for r in results[3:]] == [Outcome.INDEXED] * len(good) != []
+    assert len(index.filings()) == len(good)

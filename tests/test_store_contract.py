@@ -400,6 +400,7 @@ def test_row_figures_are_stored_beside_xbrl_facts_and_read_back_by_source(
     assert "" not in {ref.concept for ref in store.displayed_facts(filing_id)}
     [summary] = store.filings()
     assert summary.facts == len(apple.facts)
+    assert summary.statements == (found,)
 
 
 def test_an_index_written_before_row_figures_migrates_and_reads_its_facts_as_xbrl(

@@ -230,6 +230,16 @@ def bench_items(corpus: Path, out: Path) -> None:
     click.echo(compare_items(corpus, out))
 
 
+@bench.command(name="pdf-readers")
+@path_option("--pdfs", "../shared/corpus/financebench/pdfs", "The FinanceBench PDFs to read.")
+@path_option("--out", "docs/pdf_readers.json", "The figures; the page goes beside it as .md.")
+def bench_pdf_readers(pdfs: Path, out: Path) -> None:
+    """PDF statements: PDFium's characters against pdfplumber's words (pdfplumber optional)."""
+    from edgar_rag.bench.pdf_readers import write_reader_report  # noqa: PLC0415
+
+    write_reader_report(pdfs, out)
+
+
 @bench.command(name="embedding")
 @click.option("--texts", type=PATH, required=True, help="JSON list of passage texts.")
 @click.option("--queries", type=PATH, required=True, help="JSON list of queries.")

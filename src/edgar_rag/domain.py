@@ -124,6 +124,8 @@ class FilingSummary:
     facts: int
     years_reported: tuple[int, ...]
     source: str
+    statements: tuple[StatementFound, ...] = ()
+    """The primary statements found in the filing (PDFs), as ``FilingMeta.statements``."""
 
 
 @dataclass(frozen=True, slots=True)

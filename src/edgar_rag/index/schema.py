@@ -190,6 +190,7 @@ def summary_from_row(row: Row) -> FilingSummary:
         facts=row["facts"],
         years_reported=tuple(json.loads(row["years_reported"])),
         source=row["source"],
+        statements=_statements(row["statements"]),
     )
 
 

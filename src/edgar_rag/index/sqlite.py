@@ -289,7 +289,7 @@ class SqliteIndex:
         rows = self.db.execute(
             """
             SELECT f.id AS filing_id, f.ticker, f.cik, f.company, f.fiscal_year, f.accession,
-                f.form, f.years_reported, f.source,
+                f.form, f.years_reported, f.source, f.statements,
                 (SELECT count(*) FROM sections s WHERE s.filing_id = f.id AND s.item LIKE 'Item %')
                     AS items,
                 (SELECT count(*) FROM chunks c WHERE c.filing_id = f.id) AS chunks,

@@ -9,6 +9,7 @@ a one-line ``ParseError`` naming the file.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -66,7 +67,8 @@ def read_pdf_document(content: bytes, source: str) -> PdfRead:
 
 
 def pages(content: bytes, source: str) -> Iterator[tuple[int, str, Any]]:
-    """Each page's number, text and PDFium text page (closed after the caller moves on)."""
+    """Each page's number, text and PDFium text page (closed after the caller moves on); a
+    ParseError naming ``source`` when the file or one of its pages cannot be read."""
     import pypdfium2  # noqa: PLC0415 (heavy import, only for PDFs)
 
     try:
@@ -75,8 +77,13 @@ def pages(content: bytes, source: str) -> Iterator[tuple[int, str, Any]]:
         raise ParseError(f"{source}: not a readable PDF ({_why(exc)})") from exc
     try:
         for number in range(len(document)):
-            page = document[number]
-            text_page = page.get_textpage()
+            try:
+                page = document[number]
+                text_page = page.get_textpage()
+            except pypdfium2.PdfiumError as exc:
+                raise ParseError(
+                    f"{source}: page {number + 1} cannot be read ({_why(exc)})"
+                ) from exc
             try:
                 yield number, text_page.get_text_range(), text_page
             finally:
@@ -87,10 +94,11 @@ def pages(content: bytes, source: str) -> Iterator[tuple[int, str, Any]]:
 
 
 def _why(error: Exception) -> str:
+    """PDFium's reason in words: ``it is encrypted``, ``data format error``, ..."""
     text = str(error)
-    if "password" in text.lower():
-        return "it is encrypted"
-    return text.rsplit(":", maxsplit=1)[-1].strip() or type(error).__name__
+    match = re.search(r"PDFium:\s*([^)]+)", text)
+    reason = match.group(1).strip().lower() if match else text.strip() or type(error).__name__
+    return "it is encrypted" if "password" in reason else reason
 
 
 def positioned_lines(text_page: Any, text: str | None = None) -> list[Line]:
