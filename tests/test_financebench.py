@@ -296,3 +296,19 @@ def test_a_report_says_each_filer_is_named_by_its_cover() -> None:
     assert "Each filer is named as its PDF's cover prints it" in page
     assert "1 of the 2 filers also have their CIK and ticker" in page
     assert "This run named each filer" not in page
+
+
+def test_a_labelled_statement_row_overlaps_the_page_as_printed() -> None:
+    """The row form repeats each column's header in every cell; the page prints the figures
+    alone, so the overlap reads the row as printed."""
+    page = (
+        "CONSOLIDATED STATEMENTS OF EARNINGS Net sales 32,765 31,657 30,123 "
+        "Cost of sales 24,102 23,100 22,000 Gross profit 8,663 8,557 8,123"
+    )
+    passage = (
+        "Net sales | 2019: 32,765 | 2018: 31,657 | 2017: 30,123 | (in millions)\n"
+        "Cost of sales | 2019: 24,102 | 2018: 23,100 | 2017: 22,000 | (in millions)\n"
+        "Gross profit | 2019: 8,663 | 2018: 8,557 | 2017: 8,123 | (in millions)"
+    )
+    assert overlaps(passage, page)
+    assert not overlaps(passage.replace("24,102", "24,109"), page.replace("8,663", "8,667"))

@@ -286,3 +286,9 @@ def test_a_prose_figure_takes_the_only_year_or_the_one_right_after_it(
     sentence: str, year: str | None
 ) -> None:
     assert passage_figures(sentence)[0].header == year
+
+
+def test_a_multiple_is_a_figure() -> None:
+    """``8.71x``: a ratio as analysts write it is checked like any other figure."""
+    (figure,) = find_figures("Fixed asset turnover was 8.71x in fiscal 2025.")
+    assert (figure.raw, figure.scale, figure.is_percent) == (8.71, 1.0, False)

@@ -177,9 +177,24 @@ def test_a_damaged_tape_is_a_config_error_naming_the_line(tmp_path: Path) -> Non
 
 def test_replay_without_a_generator_needs_a_tape_of_one_generator(tmp_path: Path) -> None:
     tape = tmp_path / "dev.jsonl"
-    tape.write_text("", encoding="utf-8")
-    with pytest.raises(ConfigError, match="holds no generations; name the generator"):
+    TapeGenerator(ScriptedGenerator(["[1]"]), tape, "record").generate(PROMPT)
+    (entry,) = read_tape(tape)
+    with tape.open("a", encoding="utf-8") as file:
+        file.write(entry.model_copy(update={"key": "k", "generator": "other"}).model_dump_json())
+    held = sorted(["other", entry.generator])
+    with pytest.raises(ConfigError, match=f"holds {held[0]}, {held[1]}; name the generator"):
         TapeGenerator(None, tape, "replay")
+
+
+def test_a_run_that_needed_no_model_leaves_an_empty_tape_that_replays(tmp_path: Path) -> None:
+    """Every figure answered in code: the recording asks nothing, and its replay knows no
+    prompt (each is not recorded) rather than failing to open."""
+    tape = tmp_path / "dev.jsonl"
+    TapeGenerator(ScriptedGenerator([]), tape, "record")
+    assert tape.read_text(encoding="utf-8") == ""
+    replay = TapeGenerator(None, tape, "replay")
+    with pytest.raises(NotRecorded):
+        replay.generate(PROMPT)
 
 
 def test_recording_needs_a_generator(tmp_path: Path) -> None:

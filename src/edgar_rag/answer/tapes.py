@@ -127,6 +127,9 @@ class TapeGenerator:
             self._name = inner.name
             if path.exists():
                 self._recorded = {entry.key: entry for entry in read_tape(path)}
+            else:  # a run whose every answer needs no model still leaves its (empty) tape
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.touch()
         else:
             entries = read_tape(path)
             self._recorded = {entry.key: entry for entry in entries}
@@ -192,8 +195,9 @@ class TapeGenerator:
 
 
 def _only_generator(path: Path, entries: list[TapeEntry]) -> str:
+    """The one generator the tape holds; ``none`` for an empty tape (a run that needed no model:
+    every prompt is then not recorded)."""
     names = sorted({entry.generator for entry in entries})
-    if len(names) != 1:
-        held = ", ".join(names) or "no generations"
-        raise ConfigError(f"tape {path} holds {held}; name the generator to replay")
-    return names[0]
+    if len(names) > 1:
+        raise ConfigError(f"tape {path} holds {', '.join(names)}; name the generator to replay")
+    return names[0] if names else "none"

@@ -99,6 +99,18 @@ def normalise(text: str) -> str:
     return _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).lower())
 
 
+_ROW_CELL = re.compile(r" \| (?:[^|:\n]*: )?")
+_SCALE_CELL = re.compile(r" \| \(in (?:thousands|millions|billions)[^|\n]*\)$", re.MULTILINE)
+
+
+def as_printed(passage: str) -> str:
+    """A passage's labelled rows (``Net sales | 2019: 32,765 | 2018: 31,657 | (in millions)``)
+    as the statement prints them (``Net sales 32,765 31,657``): the row form repeats each
+    column's header in every row, which no extractor of the page prints, so it would break
+    every run of characters an evidence text shares with the table."""
+    return _ROW_CELL.sub(" ", _SCALE_CELL.sub("", passage))
+
+
 def _grams(text: str, size: int) -> set[str]:
     return {text[i : i + size] for i in range(len(text) - size + 1)}
 
@@ -131,14 +143,14 @@ class EvidenceText:
 
     def overlaps(self, passage: str) -> bool:
         """The passage shares a run of 60 normalised characters (all of a shorter evidence)."""
-        text = normalise(passage)
+        text = normalise(as_printed(passage))
         return self.run > 0 and any(
             text[i : i + self.run] in self.run_grams for i in range(len(text) - self.run + 1)
         )
 
     def mostly_overlaps(self, passage: str) -> bool:
         """Strict: at least half of the shorter of the two lies in runs the other shares."""
-        text = normalise(passage)
+        text = normalise(as_printed(passage))
         if not text or not self.text:
             return False
         if len(text) <= len(self.text):
@@ -543,7 +555,9 @@ def _evidence_recall(report: dict[str, Any]) -> list[str]:
         "",
         f"A hit: a retrieved passage and a gold evidence text share {RUN_CHARS} characters in a "
         "row after both are normalised (Unicode NFKC, lower case, everything but letters and "
-        "digits removed, so the broken spacing of PDF extraction does not matter); an evidence "
+        "digits removed, so the broken spacing of PDF extraction does not matter, and a "
+        "passage's labelled statement rows read as printed, without the column header each cell "
+        "repeats); an evidence "
         f"shorter than that must appear whole. Strict: at least {COVER_SHARE:.0%} of the shorter "
         f"of the two lies in {COVER_CHARS}-character runs the other shares. A question counts "
         "when any of its evidence texts is hit; *every* needs all of them in the top k.",
@@ -673,9 +687,10 @@ def _notes(report: dict[str, Any]) -> list[str]:
         "",
         "## Notes",
         "",
-        "- The PDFs are read by PDFium into plain lines; their tables lose the labelled rows HTML "
-        "filings get, and they carry no XBRL facts, so the verifier's period check has little to "
-        "go on.",
+        "- The PDFs' income statements, balance sheets and cash-flow statements are read into "
+        "labelled rows with their column years and scale (`ingest/statements.py`, measured in "
+        "[the PDF readers' comparison](pdf_readers.md)), and each row's figures are stored "
+        "beside XBRL facts; other tables are plain lines.",
         "- FinanceBench's evidence texts come from another PDF extractor; the overlap rule "
         "compares letters and digits only. A passage that repeats a table's rows elsewhere in "
         "the filing (MD&A beside the statements) counts as a hit; the strict rule shows how much "
@@ -684,8 +699,9 @@ def _notes(report: dict[str, Any]) -> list[str]:
         f"- {report['multi_evidence']} questions cite several evidence pages; "
         f"{report['other_documents']} cite another document than the one asked about.",
         "- Most bare-figure questions ask for a computed metric (a ratio, an average, a growth "
-        "rate); the verifier holds every figure to a passage that prints it, so a computed figure "
-        "is declined rather than stated.",
+        "rate): each is planned by the metric library or read from the formula the question "
+        "states, and computed in code from the statement rows' figures, each cited; a metric "
+        "whose operand no statement row prints is declined as `missing_figure`.",
         "",
     ]
 
