@@ -189,6 +189,14 @@ def strip_forms(words: tuple[str, ...], forms: frozenset[str] = LEGAL_FORMS) -> 
     return words
 
 
+def display_name(name: str) -> str:
+    """A name as a sentence writes it: one that EDGAR spells in capitals (``HOME DEPOT, INC.``)
+    in title case, any other as it is."""
+    if not name.isupper():
+        return name.strip()
+    return re.sub(r"[A-Za-z]+", lambda word: word.group().capitalize(), name.strip())
+
+
 def company_key(name: str) -> tuple[str, ...]:
     """The words that tell a company's name from another's: the cover's ``Best Buy Co., Inc.``
     and the SEC list's ``BEST BUY CO INC`` are both ``("best", "buy")``."""

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from edgar_rag.domain import Citation, Fact, FilingMeta, Passage, Reason, Scope
 from edgar_rag.errors import NotFoundError
-from edgar_rag.figures.calculator import Calculation, CalculationDecline, Operand
+from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDecline, Operand
 from edgar_rag.figures.check import calculation_is_supported
 from edgar_rag.figures.formula import Ref, refs, render
 from edgar_rag.figures.library import MetricLibrary
@@ -28,7 +28,7 @@ from edgar_rag.figures.plan import ComputationPlan, compute_plan, plan_computati
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure
 from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.question.reading import Kind, Question, asks_for_prose
-from edgar_rag.rules import strip_forms
+from edgar_rag.rules import LEGAL_FORMS, display_name
 
 
 class FigureStore(Protocol):
@@ -311,14 +311,11 @@ def _leaf(calculation: Calculation, markers: dict[int, int]) -> Callable[[Ref], 
     return leaf
 
 
-_SCALE_WORDS = {0: "", 3: " thousand", 6: " million", 9: " billion"}
-
-
 def _figure(operand: Operand) -> str:
     """``$53,308 million`` as the filing prints it, a payment in parentheses."""
     unit = str(operand.unit)
     money = unit.startswith("usd")
-    return f"{'$' if money else ''}{operand.printed}{_SCALE_WORDS.get(operand.scale, '')}"
+    return f"{'$' if money else ''}{operand.printed}{SCALE_WORDS.get(operand.scale, '')}"
 
 
 _LINE = re.compile(r"[^\n]+")
@@ -357,17 +354,8 @@ def _citation(marker: int, passage: Passage, start: int, end: int) -> Citation:
 
 def display_company(name: str) -> str:
     """A filer's name as a sentence writes it: ``HOME DEPOT, INC.`` is ``Home Depot``,
-    ``Apple Inc.`` is ``Apple``."""
+    ``Apple Inc.`` is ``Apple`` (its legal form, ``rules.LEGAL_FORMS``, left out)."""
     words = name.replace(",", " ").split()
-    kept = strip_forms(tuple(words), frozenset(_FORMS))
-    text = " ".join(kept).strip(" ,.")
-    if text.isupper():
-        text = re.sub(r"[A-Za-z]+", lambda word: word.group().capitalize(), text)
-    return text
-
-
-_FORMS = {
-    form
-    for base in "Inc Incorporated Corp Corporation Co Company Ltd Limited plc LLC LP NV SA".split()
-    for form in (base, base + ".", base.upper(), base.upper() + ".", base.lower())
-}
+    while len(words) > 1 and words[-1].lower().strip(".") in LEGAL_FORMS:
+        words.pop()
+    return display_name(" ".join(words).strip(" ,."))

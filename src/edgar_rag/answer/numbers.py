@@ -56,8 +56,17 @@ _GLUED = re.compile(r"-([A-Za-z]+)")
 _SCALE_NOTE = re.compile(r"\(in (thousands|millions|billions)\)", re.IGNORECASE)
 _SCALE_NOTE_AFTER = re.compile(r"\s?\(in (thousands|millions|billions)\)", re.IGNORECASE)
 
-_ABBREVIATIONS = {"k": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "b": 1e9, "bn": 1e9, "tn": 1e12}
-_ABBREVIATIONS["x"] = 1.0  # a multiple: a ratio of 8.71x, interest covered 12x
+_ABBREVIATIONS = {
+    "k": 1e3,
+    "m": 1e6,
+    "mm": 1e6,
+    "mn": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+    "tn": 1e12,
+    "x": 1.0,
+}
+"""``x`` is a multiple: a ratio of 8.71x, interest covered 12x."""
 _SCALE_NOTES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 _NOT_ALONE = frozenset({"one", "a", "an", "and", "half", "quarter", "quarters"})
 _VOCABULARY = frozenset([*SMALL_NUMBERS, *TENS, *MULTIPLIERS, *_NOT_ALONE, "hundred", "point"])

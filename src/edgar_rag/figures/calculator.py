@@ -44,7 +44,8 @@ DEFAULT_DECIMALS = {
 """Decimals a result is rounded to when the question asks for none (a dollar result's are in
 its display scale: 0 decimals of millions)."""
 
-_SCALE_WORDS = {0: "", 3: " thousand", 6: " million", 9: " billion"}
+SCALE_WORDS = {0: "", 3: " thousand", 6: " million", 9: " billion"}
+"""How an amount of each power of ten is said after its figure."""
 _PRECISION = 34
 
 
@@ -167,7 +168,7 @@ class Calculation:
         if self.unit is ResultUnit.DAYS:
             return f"{number} days"
         sign, digits = ("-", number[1:]) if number.startswith("-") else ("", number)
-        return f"{sign}${digits}{_SCALE_WORDS.get(self.scale, f'e{self.scale}')}"
+        return f"{sign}${digits}{SCALE_WORDS.get(self.scale, f'e{self.scale}')}"
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from edgar_rag.domain import FilingMeta
-from edgar_rag.rules import LEGAL_FORMS, ListedCompany, listed_companies, name_words, strip_forms
+from edgar_rag.rules import (
+    LEGAL_FORMS,
+    ListedCompany,
+    display_name,
+    listed_companies,
+    name_words,
+    strip_forms,
+)
 
 _WEAK_SUFFIXES = frozenset(
     "group holdings holding technologies platforms systems communications brands international "
@@ -163,7 +170,7 @@ class CompanyDirectory:
         key = f"cik:{cik}" if cik is not None else "name:" + " ".join(name_words(name))
         number = self._number_of.setdefault(key, len(self._companies))
         if number == len(self._companies):
-            self._companies.append(Company(_display_name(name), cik, ()))
+            self._companies.append(Company(display_name(name), cik, ()))
             self._prominent.append(prominent)
         prominent = self._prominent[number] = self._prominent[number] or prominent
         company, symbol = self._companies[number], (ticker or "").strip().upper().replace(".", "-")
@@ -308,12 +315,6 @@ def _written_as_name(tokens: list[_Token], start: int, end: int, all_caps: bool)
         and after.text[0].isupper()
         and not (word.possessive or after.sentence_start or after.forms[0] in _SUFFIX_WORDS)
     )
-
-
-def _display_name(name: str) -> str:
-    if not name.isupper():
-        return name.strip()
-    return re.sub(r"[A-Za-z]+", lambda word: word.group().capitalize(), name.strip())
 
 
 def _names_an_object(question: str, mention: CompanyMention) -> bool:
