@@ -101,12 +101,18 @@ class ComputedAnswers:
             # ("the etr", "X is defined as") is one, however the rest is worded.
             return None
         asked = max(question.years, default=filing.fiscal_year)
-        filings = [FilingFigures(filing_id, filing, self.store.figures(filing_id))]
-        filings.extend(self._earlier_filings(filing, plan, plan.fiscal_year or asked))
-        result = compute_plan(plan, self.library, filings, fiscal_year=asked)
+        result = self._compute_in(filing_id, filing, plan, asked)
         if isinstance(result, MissingFigure | CalculationDecline):
             return Uncomputable(Reason.MISSING_FIGURE, result.detail)
-        return self._answer(plan, result, filing, header_years(filing))
+        written = self._write(plan, [(filing, result)], header_years)
+        if isinstance(written, Uncomputable):
+            return written
+        text, citations, (shown,) = written
+        if plan.source == "lookup":
+            detail = "looked up in the filing's reported figures; no model wrote this"
+            return Computed(text, citations, None, detail)
+        detail = "computed in code from the cited figures; no model wrote this"
+        return Computed(text, citations, shown, detail)
 
     def _compare(
         self, question: Question, scope: Scope, header_years: HeaderYears
@@ -122,14 +128,35 @@ class ComputedAnswers:
             return compared if isinstance(compared, Uncomputable) else None
         parts: list[tuple[FilingMeta, Calculation]] = []
         for filing_id, filing in compared:
-            year = plan.fiscal_year or filing.fiscal_year
-            filings = [FilingFigures(filing_id, filing, self.store.figures(filing_id))]
-            filings.extend(self._earlier_filings(filing, plan, year))
-            result = compute_plan(plan, self.library, filings, fiscal_year=year)
+            result = self._compute_in(filing_id, filing, plan, filing.fiscal_year)
             if isinstance(result, MissingFigure | CalculationDecline):
                 who = display_company(filing.company)
                 return Uncomputable(Reason.MISSING_FIGURE, f"for {who}: {result.detail}")
             parts.append((filing, result))
+        written = self._write(plan, parts, header_years)
+        if isinstance(written, Uncomputable):
+            return written
+        text, citations, shown = written
+        detail = "each company's figure computed in code from its own filing; no model wrote this"
+        return Computed(text, citations, None, detail, shown)
+
+    def _compute_in(
+        self, filing_id: int, filing: FilingMeta, plan: ComputationPlan, asked: int
+    ) -> Calculation | CalculationDecline | MissingFigure:
+        """The plan computed for fiscal ``asked`` (or the year the question writes) in this
+        filing and the company's earlier filings it reaches back to."""
+        filings = [FilingFigures(filing_id, filing, self.store.figures(filing_id))]
+        filings.extend(self._earlier_filings(filing, plan, plan.fiscal_year or asked))
+        return compute_plan(plan, self.library, filings, fiscal_year=asked)
+
+    def _write(
+        self,
+        plan: ComputationPlan,
+        parts: Sequence[tuple[FilingMeta, Calculation]],
+        header_years: HeaderYears,
+    ) -> tuple[str, tuple[Citation, ...], tuple[dict[str, object], ...]] | Uncomputable:
+        """The sentence (one clause per part), its citations and each part's calculation with
+        its markers, once every operand is checked printed in its cited row."""
         cited = self._cite([operand for _, calc in parts for operand in calc.operands])
         if isinstance(cited, Uncomputable):
             return cited
@@ -142,13 +169,11 @@ class ComputedAnswers:
             problem = calculation_is_supported(
                 calc, calc.rounded, passages, own, header_years(filing)
             )
-            if problem is not None:
+            if problem is not None:  # e.g. tagged only in a table without year columns
                 return Uncomputable(Reason.UNSUPPORTED_CLAIM, problem)
             sentences.append(self._sentence(plan, calc, filing, own))
             shown.append(_with_markers(calc, own))
-        text = "; ".join(sentences) + "."
-        detail = "each company's figure computed in code from its own filing; no model wrote this"
-        return Computed(text, citations, None, detail, tuple(shown))
+        return "; ".join(sentences) + ".", citations, tuple(shown)
 
     def _compared_filings(
         self, question: Question, scope: Scope, year: int | None
@@ -191,30 +216,6 @@ class ComputedAnswers:
             if scope.filing is not None and scope.filing_id is not None:
                 facts = self.store.figures(scope.filing_id)
                 yield FilingFigures(scope.filing_id, scope.filing, facts)
-
-    def _answer(
-        self,
-        plan: ComputationPlan,
-        calculation: Calculation,
-        filing: FilingMeta,
-        year_of_header: YearOfHeader,
-    ) -> Computed | Uncomputable:
-        cited = self._cite(calculation.operands)
-        if isinstance(cited, Uncomputable):
-            return cited
-        citations, markers = cited
-        passages = {c.marker: c.quote for c in citations}
-        problem = calculation_is_supported(
-            calculation, calculation.rounded, passages, markers, year_of_header
-        )
-        if problem is not None:  # e.g. tagged only in a table without year columns
-            return Uncomputable(Reason.UNSUPPORTED_CLAIM, problem)
-        text = self._sentence(plan, calculation, filing, markers) + "."
-        if plan.source == "lookup":
-            detail = "looked up in the filing's reported figures; no model wrote this"
-            return Computed(text, citations, None, detail)
-        detail = "computed in code from the cited figures; no model wrote this"
-        return Computed(text, citations, _with_markers(calculation, markers), detail)
 
     def _sentence(
         self,
