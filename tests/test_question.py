@@ -65,6 +65,15 @@ def test_read_without_a_filing_a_question_names_no_fiscal_year_of_its_own() -> N
         ("How much cash did Costco hold at the end of FY2021?", Kind.LOOKUP),
         ("Why does Apple depend on outsourcing partners?", Kind.NARRATIVE),
         ("Describe how Boeing's revenue is recognised", Kind.NARRATIVE),
+        # A question about a figure's qualitative side (its drivers, terms, limits, judgments)
+        # is prose; "change" alone is not arithmetic, "change in" is.
+        ("What drove the decline in Tesla's automotive gross profit?", Kind.NARRATIVE),
+        ("What are the terms of Apple's commercial paper program?", Kind.NARRATIVE),
+        ("What restricts Visa's ability to pay dividends?", Kind.NARRATIVE),
+        ("How did Amazon's reportable segment structure change in 2024?", Kind.NARRATIVE),
+        ("What assumptions underlie Boeing's revenue estimates?", Kind.NARRATIVE),
+        ("What was the change in Meta's total debt in fiscal 2024?", Kind.COMPUTATION),
+        ("Base your judgments on the balance sheet: what were Nike's total assets?", Kind.LOOKUP),
     ],
 )
 def test_kind_by_the_words_of_the_question(text: str, kind: Kind) -> None:
@@ -81,14 +90,14 @@ def _lines(path: Path) -> list[dict[str, str]]:
 
 def test_the_kinds_of_the_labelled_question_sets() -> None:
     """Measured at 0.98 (golden lookups; the misses are "gross margin", which some filings
-    report as an amount), 0.99 (figure retrieval set), 0.90 (narrative set), 1.0 and 1.0
+    report as an amount), 0.99 (figure retrieval set), 1.0 (narrative set), 1.0 and 1.0
     (FinanceBench's computed and extracted metrics questions)."""
     golden = [row["question"] for row in _lines(Path("data/golden/questions.jsonl"))]
     figures = [row["question"] for row in _lines(Path("data/retrieval/figures.jsonl"))]
     narrative = [row["question"] for row in _lines(Path("data/retrieval/narrative.jsonl"))]
     assert _share(golden, Kind.LOOKUP) >= 0.97
     assert _share(figures, Kind.LOOKUP) >= 0.97
-    assert _share(narrative, Kind.NARRATIVE) >= 0.88
+    assert _share(narrative, Kind.NARRATIVE) >= 0.97
     metrics = [row for row in _lines(FINANCEBENCH) if row["question_type"] == "metrics-generated"]
     computed = [row["question"] for row in metrics if row["question_reasoning"].startswith("Num")]
     extracted = [row["question"] for row in metrics if row["question_reasoning"].startswith("Info")]

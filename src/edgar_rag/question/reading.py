@@ -79,7 +79,9 @@ _COMPARISON = re.compile(
     re.I,
 )
 _COMPUTATION = re.compile(
-    r"\b(?:margins?|ratios?|growth|grow|grew|cagr|change[sd]?|increased?|decreased?|"
+    r"\b(?:margins?|ratios?|growth|grow|grew|cagr|increased?|decreased?|changed?\s+by|"
+    r"change\s+in\s+(?!(?:fy|fiscal|the\s+(?:fiscal\s+)?year|\d))|"
+    r"(?:percent(?:age)?|net|year[-\s]over[-\s]year)\s+change|"
     r"averages?|turnover|return\s+on|ro[aeic]|roic|days\s+\w+\s+outstanding|d[sip]o|"
     r"conversion\s+cycle|ccc|coverage|payout|retention|yield|ebitda|free\s+cash\s+flow|fcf|"
     r"working\s+capital|defined\s+as|as\s+an?\s+(?:%|percent\w*|share|proportion|fraction)|"
@@ -95,7 +97,9 @@ _NARRATIVE = re.compile(
     r"|\b(?:describe|explain|discuss\w*|mention\w*|disclos\w*\s+about|say\w*\s+about|risks?|"
     r"strateg\w*|policy|policies|litigation|lawsuits?|proceedings|employ\w*|headcount|"
     r"competit\w*|customers?|suppliers?|segments?|cybersecurity|oversee\w*|approach|"
-    r"factors?|plans?|programs?|regulat\w*|obligations?|agreements?|outlook)\b",
+    r"factors?|plans?|programs?|regulat\w*|obligations?|agreements?|outlook|"
+    r"(?<!your\s)judge?ments?|dr(?:ove|ive[sn]?|ivers?)|assumptions?|estimates|terms|conditions|limit(?:s|ed|ations?)?|restrict\w*|"
+    r"track\s+record|decid\w*|structure)\b",
     re.I,
 )
 _FIGURE = re.compile(
