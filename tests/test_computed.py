@@ -4,11 +4,12 @@ library metric, a formula the question states, and the declines; the model is ne
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from edgar_rag.answer.answerer import COMPUTED, Answerer
+from edgar_rag.answer.answerer import COMPUTED, Answerer, AnswerSettings
 from edgar_rag.answer.computed import ComputedAnswers, display_company
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.domain import Prompt, Reason, Response, Scope
@@ -18,9 +19,10 @@ from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.companies import CompanyDirectory
+from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.models import AskResponse
-from fakes import ScriptedGenerator
+from fakes import ScriptedGenerator, marker_of
 
 
 class NoModel:
@@ -40,15 +42,26 @@ def index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> SqliteI
 
 
 def ask(
-    index: SqliteIndex, question: str, ticker: str, year: int, model: object = None
+    index: SqliteIndex,
+    question: str,
+    ticker: str,
+    year: int,
+    model: object = None,
+    settings: AnswerSettings | None = None,
 ) -> Response:
     answerer = Answerer(
         searcher=Searcher(index, HashingEmbedder()),
         generator=model or NoModel(),  # type: ignore[arg-type]
         draw_token=lambda request: draw_refusal_token(b"test", request),
         computed=ComputedAnswers(index, load_library()),
+        settings=settings or AnswerSettings(),
     )
     return answerer.answer(question, index.resolve_scope(ticker=ticker, fiscal_year=year))
+
+
+def cite(needle: str, sentence: str) -> Callable[[Prompt], str]:
+    """A model reply citing the first passage of the prompt that prints ``needle``."""
+    return lambda prompt: sentence.format(marker=marker_of(prompt, needle))
 
 
 def _figures(text: str) -> list[str]:
@@ -165,3 +178,82 @@ def test_two_companies_are_compared_each_in_its_own_filing(index: SqliteIndex) -
     unindexed = answerer.answer("Compare Apple's and Walmart's gross margin", Scope())
     assert unindexed.reason is Reason.OUT_OF_SCOPE
     assert "not indexed" in (unindexed.detail or "")
+
+
+def test_two_years_of_one_company_are_compared_with_the_change(index: SqliteIndex) -> None:
+    response = ask(index, "Compare Apple's net income in fiscal 2024 and fiscal 2025", "AAPL", 2025)
+    assert response.reason is None, response.detail
+    assert response.text is not None
+    latest, earlier, change = response.text.rstrip(".").split("; ")
+    assert latest == "Apple's net income was $112,010 million in fiscal 2025 [1]"
+    assert earlier == "Apple's net income was $93,736 million in fiscal 2024 [1]"
+    assert change.startswith("Apple's change in net income from fiscal 2024 was $18,274 million")
+    body = AskResponse.of(response).model_dump(mode="json")
+    assert [part["fiscal_year"] for part in body["comparison"]] == [2025, 2024]
+    assert body["calculation"]["result"] == "18274"
+    quotes = {c.marker: c.quote for c in response.citations}
+    assert "112,010" in quotes[1]  # one row prints both years
+    assert "93,736" in quotes[1]
+
+    # A year neither the filing nor an indexed filing reports is named, never guessed.
+    missing = ask(index, "Compare Apple's net income in fiscal 2019 and fiscal 2025", "AAPL", 2025)
+    assert missing.reason is Reason.MISSING_FIGURE
+    assert "2019" in (missing.detail or "")
+
+
+CORPUS_FILINGS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "filings"
+
+
+def test_a_figure_tagged_first_outside_its_statement_is_cited_in_its_statement_row(
+    tmp_path: Path,
+) -> None:
+    """Visa tags net income first in its EPS allocation table (no year columns) and again in
+    its income statement: the margin cites the statement's row, under fiscal 2024."""
+    visa = SqliteIndex(tmp_path / "visa.db")
+    list(
+        index_filings(find_local_filings([CORPUS_FILINGS / "V" / "2024"]), visa, HashingEmbedder())
+    )
+    response = ask(visa, "What was Visa's net profit margin in fiscal 2024?", "V", 2024)
+    assert response.reason is None, response.detail
+    body = AskResponse.of(response).model_dump(mode="json")
+    quotes = {c.marker: c.quote for c in response.citations}
+    for operand in body["calculation"]["operands"]:
+        assert f"2024: {operand['printed']}" in quotes[operand["marker"]]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "agrees"),
+    [
+        ("Apple's gross margin was 46.9% in fiscal 2025 [1].", True),
+        ("Apple's gross margin was 36.8% in fiscal 2025 [1].", False),
+        ("Services gross margin was 75.4% in fiscal 2025 [1].", True),  # a segment's: unchecked
+        ("Net income was $112,010 million in 2025, up from $93,736 million in 2024 [1].", True),
+        ("Net income was 112,010 in fiscal 2025 [1].", True),  # as the table prints it
+        ("Net income was $112.0 billion in fiscal 2025 [1].", True),
+        ("Net income was $99,803 million in fiscal 2025 [1].", False),
+        ("The iPhone net sales were $209,586 million in fiscal 2025 [1].", True),
+        ("NVIDIA's gross margin was 75.0% in fiscal 2025 [1].", True),  # not Apple's to check
+    ],
+)
+def test_a_figure_the_model_states_is_checked_against_what_code_computes(
+    index: SqliteIndex, sentence: str, agrees: bool
+) -> None:
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    computed = ComputedAnswers(index, load_library())
+    question = read_question("Why did Apple's results change in fiscal 2025?", scope.filing)
+    problem = computed.disagreement(sentence, question, scope)
+    assert (problem is None) is agrees, problem
+    if problem is not None:
+        assert not re.search(r"\d{2},\d{3}|\d\.\d", problem)  # names no figure it withholds
+
+
+def test_a_model_answer_stating_another_years_margin_is_declined(index: SqliteIndex) -> None:
+    """Apple prints its gross margin percentages in a row without year headers, so only the
+    computed margin tells fiscal 2025's 46.9% from fiscal 2024's 46.2%."""
+    question = "Why did Apple's gross margin change in fiscal 2025?"
+    for stated, reason in (("46.9%", None), ("46.2%", Reason.UNSUPPORTED_CLAIM)):
+        sentence = f"Apple's gross margin was {stated} in fiscal 2025 [{{marker}}]."
+        model = ScriptedGenerator([cite("Total gross margin percentage", sentence)])
+        whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+        response = ask(index, question, "AAPL", 2025, model, whole)
+        assert response.reason is reason, (stated, response.detail)

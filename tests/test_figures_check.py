@@ -3,6 +3,7 @@ fiscal 2024 statements."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -33,10 +34,10 @@ def _hd_year(header: str) -> int | None:
     words = header.split()
     if words[:1] == ["Fiscal"]:
         return int(words[1])
-    try:
-        day = datetime.strptime(header.strip(), "%B %d, %Y").date()
-    except ValueError:
+    match = re.search(r"[A-Z][a-z]+ \d{1,2}, \d{4}", header)
+    if match is None:
         return None
+    day = datetime.strptime(match.group(), "%B %d, %Y").date()
     return fiscal_year_at(day, date(2025, 2, 2), 2024)
 
 
@@ -79,3 +80,19 @@ def test_a_computed_answer_is_supported_only_by_its_cited_rows_and_its_arithmeti
         margin, Decimal("35.0"), passages, {0: 1, 1: 1}, _hd_year
     )
     assert wrong_result == "the stated gross_margin is not what its operands give"
+
+
+def test_a_balance_row_names_its_date_when_its_column_names_no_year() -> None:
+    """A statement of equity prints a balance by date in its row and by component in its
+    columns ("Balance, January 28, 2024 | Total: 1,044")."""
+    roe = _calculation("return_on_equity")
+    opening = next(o for o in roe.operands if o.fiscal_year == 2023)
+    shown = opening.citation.displayed
+    assert operand_is_printed(opening, f"Balance, January 28, 2024 | Total: {shown}", _hd_year)
+    # The row's date must be of the operand's year, and a column's own year comes first.
+    assert not operand_is_printed(opening, f"Balance, January 29, 2023 | Total: {shown}", _hd_year)
+    assert not operand_is_printed(
+        opening, f"Balance, January 28, 2024 | Fiscal 2022: {shown}", _hd_year
+    )
+    # A bare year in a label (a maturity schedule's "2024") dates nothing.
+    assert not operand_is_printed(opening, f"2023 | Principal: {shown}", _hd_year)

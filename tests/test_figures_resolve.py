@@ -223,3 +223,26 @@ def test_a_year_the_filing_lacks_comes_from_the_prior_years_filing_and_says_whic
     }  # fmt: skip
     # 15,143 / ((76,530 + 76,445) / 2), HD's statements in millions.
     assert both.text() == "19.8%"
+
+
+def test_every_display_of_the_figure_is_kept_for_citing() -> None:
+    """A figure tagged first outside its statement (Visa tags the net income of its EPS table
+    ``NetIncomeLoss`` and that of its income statement ``ProfitLoss``) keeps the statement's
+    display beside it; another period, a segment or another figure is no display of it."""
+    hd = corpus_figures()["HD-2024"]
+    income = next(
+        f for f in hd.facts if f.concept == "us-gaap:NetIncomeLoss" and not f.dimensions
+        and f.period_start is not None and f.period_end == date(2025, 2, 2)
+    )  # fmt: skip
+    statement = replace(income, concept="us-gaap:ProfitLoss", offset=(income.offset or 0) + 9)
+    others = [
+        replace(statement, offset=1, period_end=date(2024, 1, 28)),
+        replace(statement, offset=2, dimensions=(("us-gaap:StatementBusinessSegmentsAxis", "x"),)),
+        replace(statement, offset=3, displayed="15,144", value=15_144e6),
+        replace(statement, offset=4, concept="us-gaap:OperatingIncomeLoss"),
+    ]
+    figures = replace(hd, facts=(income, *others, statement))
+    operand = resolve_operand(LIBRARY.items["net_income"], 2024, [figures])
+    assert not isinstance(operand, MissingFigure)
+    assert operand.citation.offset == income.offset
+    assert [d.offset for d in operand.displays] == [statement.offset]

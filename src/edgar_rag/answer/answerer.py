@@ -251,6 +251,14 @@ class Answerer:
             verdict = _reported_period(verdict, generation.text, named, filing)
         if verdict.ok and (self.settings.check_metric if check_metric is None else check_metric):
             verdict = _metric_named(verdict, generation.text, question.metric, windows)
+        if verdict.ok and self.computed is not None:
+            # Where code can compute what the model states (a margin, a reported line), the
+            # model's figure must be what the filing's reported figures give.
+            problem = self.computed.disagreement(generation.text, question, scope)
+            if problem is not None:
+                verdict = replace(
+                    verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=problem
+                )
         timings["verify"] = _ms_since(started)
         if not verdict.ok:
             return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)

@@ -15,20 +15,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Protocol
 
+from edgar_rag.answer.numbers import Figure, find_figures
+from edgar_rag.answer.verify import split_sentences, strip_markers
 from edgar_rag.domain import Citation, Fact, FilingMeta, Passage, Reason, Scope
 from edgar_rag.errors import NotFoundError
 from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDecline, Operand
-from edgar_rag.figures.check import calculation_is_supported
-from edgar_rag.figures.formula import Ref, refs, render
-from edgar_rag.figures.library import MetricLibrary
+from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
+from edgar_rag.figures.formula import Binary, Ref, refs, render, shift
+from edgar_rag.figures.library import MetricLibrary, ResultUnit
 from edgar_rag.figures.plan import ComputationPlan, compute_plan, plan_computation
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure
 from edgar_rag.figures.stated import FormulaDecline
+from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, asks_for_prose
-from edgar_rag.rules import LEGAL_FORMS, display_name
+from edgar_rag.rules import LEGAL_FORMS, display_name, name_words
 
 
 class FigureStore(Protocol):
@@ -65,7 +69,6 @@ class Uncomputable:
     detail: str
 
 
-YearOfHeader = Callable[[str], int | None]
 HeaderYears = Callable[[FilingMeta], YearOfHeader]
 """A filing's mapping from a column header to the fiscal year it denotes."""
 
@@ -104,7 +107,7 @@ class ComputedAnswers:
         result = self._compute_in(filing_id, filing, plan, asked)
         if isinstance(result, MissingFigure | CalculationDecline):
             return Uncomputable(Reason.MISSING_FIGURE, result.detail)
-        written = self._write(plan, [(filing, result)], header_years)
+        written = self._write([(plan, filing, result)], header_years)
         if isinstance(written, Uncomputable):
             return written
         text, citations, (shown,) = written
@@ -113,6 +116,76 @@ class ComputedAnswers:
             return Computed(text, citations, None, detail)
         detail = "computed in code from the cited figures; no model wrote this"
         return Computed(text, citations, shown, detail)
+
+    def disagreement(self, text: str, question: Question, scope: Scope) -> str | None:
+        """Why a figure the model's ``text`` states for a metric or line item of the scoped
+        filing is not what code computes from the filing's reported figures, for the fiscal
+        years its sentence names (else the question's); None when every such figure agrees or
+        none can be checked.
+
+        A sentence is checked when it names one library metric or line item of the company
+        itself ("Apple's gross margin", "net income"; not "Services gross margin", a segment's)
+        and states a figure of its unit; any of the named years' values may back the figure.
+        """
+        filing, filing_id = scope.filing, scope.filing_id
+        if filing is None or filing_id is None:
+            return None
+        if any(m.companies[0].cik != filing.cik for m in question.companies):
+            return None  # another company's figures are not this filing's to check
+        for sentence in split_sentences(strip_markers(text)):
+            plan = plan_computation(sentence, self.library)
+            if not isinstance(plan, ComputationPlan) or not self._names_own_figure(
+                sentence, plan, filing
+            ):
+                continue
+            percent = plan.unit is ResultUnit.PERCENT
+            claims = [f for f in find_figures(sentence) if f.is_percent == percent]
+            years = asked_fiscal_years(sentence, filing) or question.years or {filing.fiscal_year}
+            values = [
+                result.value
+                for year in sorted(years)
+                if isinstance(
+                    result := self._compute_in(
+                        filing_id, filing, replace(plan, fiscal_year=year), year
+                    ),
+                    Calculation,
+                )
+            ]
+            if not claims or not values:
+                continue
+            if any(
+                not any(_agrees(claim, value, plan.unit) for value in values) for claim in claims
+            ):
+                when = " or ".join(f"fiscal {year}" for year in sorted(years))
+                return (
+                    f"the answer states a {self._metric_name(plan)} that the filing's reported "
+                    f"figures do not give for {when}"
+                )
+        return None
+
+    def _names_own_figure(self, sentence: str, plan: ComputationPlan, filing: FilingMeta) -> bool:
+        """The sentence names the plan's metric or line item as the filer's own: at its start,
+        after the filer's possessive, ``its``, ``the``, ``total`` or the like; not a segment's,
+        a product's or another company's ("Services gross margin", "NVIDIA's revenue")."""
+        metric = self.library.metrics.get(plan.name)
+        item = self.library.items.get(plan.name)
+        if metric is not None:
+            names: tuple[str, ...] = (metric.name, *metric.synonyms)
+        elif item is not None and plan.source == "lookup":
+            names = (item.label, *item.synonyms, *item.rows)
+        else:
+            return False
+        lowered = " ".join(sentence.lower().split())
+        for name in sorted({n.lower() for n in names}, key=len, reverse=True):
+            match = re.search(rf"(?<![\w&]){re.escape(name)}(?![\w&])", lowered)
+            if match is None:
+                continue
+            before = (lowered[: match.start()].split()[-1:] or [""])[0]
+            owner = _POSSESSIVE.fullmatch(before)
+            if owner is not None:
+                return owner[1] in {*name_words(filing.company), (filing.ticker or "").lower()}
+            return _PLAIN_BEFORE.fullmatch(before) is not None
+        return False
 
     def _compare(
         self, question: Question, scope: Scope, header_years: HeaderYears
@@ -124,21 +197,57 @@ class ComputedAnswers:
         if not isinstance(plan, ComputationPlan):
             return None if plan is None else Uncomputable(Reason.MISSING_FIGURE, plan.detail)
         compared = self._compared_filings(question, scope, plan.fiscal_year)
-        if isinstance(compared, Uncomputable) or len(compared) < 2:
-            return compared if isinstance(compared, Uncomputable) else None
-        parts: list[tuple[FilingMeta, Calculation]] = []
+        if isinstance(compared, Uncomputable):
+            return compared
+        if len(compared) == 1 and len(question.years) >= 2:
+            return self._compare_years(plan, *compared[0], question.years, header_years)
+        if len(compared) < 2:
+            return None
+        parts: list[tuple[ComputationPlan, FilingMeta, Calculation]] = []
         for filing_id, filing in compared:
             result = self._compute_in(filing_id, filing, plan, filing.fiscal_year)
             if isinstance(result, MissingFigure | CalculationDecline):
                 who = display_company(filing.company)
                 return Uncomputable(Reason.MISSING_FIGURE, f"for {who}: {result.detail}")
-            parts.append((filing, result))
-        written = self._write(plan, parts, header_years)
+            parts.append((plan, filing, result))
+        written = self._write(parts, header_years)
         if isinstance(written, Uncomputable):
             return written
         text, citations, shown = written
         detail = "each company's figure computed in code from its own filing; no model wrote this"
         return Computed(text, citations, None, detail, shown)
+
+    def _compare_years(
+        self,
+        plan: ComputationPlan,
+        filing_id: int,
+        filing: FilingMeta,
+        years: frozenset[int],
+        header_years: HeaderYears,
+    ) -> Computed | Uncomputable:
+        """One company's figure in each year the question names (newest first), each cited to
+        its column, and the change from the earliest to the latest computed from the same
+        cited figures."""
+        asked = sorted(years, reverse=True)
+        parts: list[tuple[ComputationPlan, FilingMeta, Calculation]] = []
+        latest, earliest = asked[0], asked[-1]
+        change = replace(
+            plan,
+            name=f"change in {self._metric_name(plan)} from fiscal {earliest}",
+            formula=Binary("-", plan.formula, shift(plan.formula, earliest - latest)),
+            source="metric",
+        )
+        for year, year_plan in [(y, plan) for y in asked] + [(latest, change)]:
+            result = self._compute_in(filing_id, filing, replace(year_plan, fiscal_year=year), year)
+            if isinstance(result, MissingFigure | CalculationDecline):
+                return Uncomputable(Reason.MISSING_FIGURE, result.detail)
+            parts.append((year_plan, filing, result))
+        written = self._write(parts, header_years)
+        if isinstance(written, Uncomputable):
+            return written
+        text, citations, shown = written
+        detail = "each year's figure and the change computed in code from the cited figures"
+        return Computed(text, citations, shown[-1], detail + "; no model wrote this", shown[:-1])
 
     def _compute_in(
         self, filing_id: int, filing: FilingMeta, plan: ComputationPlan, asked: int
@@ -151,21 +260,28 @@ class ComputedAnswers:
 
     def _write(
         self,
-        plan: ComputationPlan,
-        parts: Sequence[tuple[FilingMeta, Calculation]],
+        parts: Sequence[tuple[ComputationPlan, FilingMeta, Calculation]],
         header_years: HeaderYears,
     ) -> tuple[str, tuple[Citation, ...], tuple[dict[str, object], ...]] | Uncomputable:
         """The sentence (one clause per part), its citations and each part's calculation with
         its markers, once every operand is checked printed in its cited row."""
-        cited = self._cite([operand for _, calc in parts for operand in calc.operands])
+        cited = self._cite(
+            [
+                (operand, header_years(filing))
+                for _, filing, calc in parts
+                for operand in calc.operands
+            ]
+        )
         if isinstance(cited, Uncomputable):
             return cited
-        citations, markers = cited
+        citations, markers, chosen = cited
         passages = {c.marker: c.quote for c in citations}
         sentences, shown, first = [], [], 0
-        for filing, calc in parts:
-            own = {i: markers[first + i] for i in range(len(calc.operands))}
-            first += len(calc.operands)
+        for plan, filing, resolved in parts:
+            count = len(resolved.operands)
+            own = {i: markers[first + i] for i in range(count)}
+            calc = replace(resolved, operands=tuple(chosen[first : first + count]))
+            first += count
             problem = calculation_is_supported(
                 calc, calc.rounded, passages, own, header_years(filing)
             )
@@ -234,18 +350,39 @@ class ComputedAnswers:
                 f"{company}'s {operand.label} was {calculation.text()} in fiscal {year} "
                 f"[{markers[0]}]"
             )
-        metric = self.library.metrics.get(plan.name)
-        name = metric.name if metric is not None else plan.name.replace("_", " ")
         formula = render(plan.formula, _leaf(calculation, markers))
+        name = self._metric_name(plan)
         return f"{company}'s {name} was {calculation.text()} in fiscal {year}: {formula}"
 
+    def _metric_name(self, plan: ComputationPlan) -> str:
+        """The plan's metric or line item in words (``gross margin``, ``net income``)."""
+        metric = self.library.metrics.get(plan.name)
+        if metric is not None:
+            return metric.name
+        item = self.library.items.get(plan.name)
+        return item.label if item is not None else plan.name.replace("_", " ")
+
     def _cite(
-        self, operands: Sequence[Operand]
-    ) -> tuple[tuple[Citation, ...], dict[int, int]] | Uncomputable:
-        """One citation per distinct passage printing an operand (its row as the quote), and
-        each operand's marker."""
-        wanted: dict[tuple[int, int], list[int]] = {}
-        for index, operand in enumerate(operands):
+        self, operands: Sequence[tuple[Operand, YearOfHeader]]
+    ) -> tuple[tuple[Citation, ...], dict[int, int], list[Operand]] | Uncomputable:
+        """One citation per distinct row printing an operand (the row as the quote), each
+        operand's marker, and each operand cited where it is printed: of the places showing its
+        figure, the first whose row prints it in its fiscal year's column (else the first)."""
+        wanted: dict[int, set[int]] = {}
+        for operand, _ in operands:
+            for ref in (operand.citation, *operand.displays):
+                if ref.filing_id is not None and ref.chunk_ordinal is not None:
+                    wanted.setdefault(ref.filing_id, set()).add(ref.chunk_ordinal)
+        found = {
+            (filing_id, ordinal): passage
+            for filing_id, ordinals in wanted.items()
+            for ordinal, passage in self.store.passages_at(filing_id, sorted(ordinals)).items()
+        }
+        citations: list[Citation] = []
+        markers: dict[int, int] = {}
+        chosen: list[Operand] = []
+        quotes: dict[tuple[int, int, int], int] = {}
+        for index, (operand, year_of_header) in enumerate(operands):
             ref = operand.citation
             if ref.filing_id is None or ref.chunk_ordinal is None:
                 return Uncomputable(
@@ -253,30 +390,55 @@ class ComputedAnswers:
                     f"{operand.label} for fiscal {operand.fiscal_year} is reported but not "
                     "displayed in the filing's text, so it cannot be cited",
                 )
-            wanted.setdefault((ref.filing_id, ref.chunk_ordinal), []).append(index)
-        by_filing: dict[int, list[int]] = {}
-        for filing_id, ordinal in wanted:
-            by_filing.setdefault(filing_id, []).append(ordinal)
-        found = {
-            (filing_id, ordinal): passage
-            for filing_id, ordinals in by_filing.items()
-            for ordinal, passage in self.store.passages_at(filing_id, ordinals).items()
-        }
-        citations: list[Citation] = []
-        markers: dict[int, int] = {}
-        quotes: dict[tuple[int, int, int], int] = {}
-        for key, indices in wanted.items():
-            passage = found.get(key)
-            if passage is None:
+            placed = _printed_place(operand, found, year_of_header)
+            if placed is None:
                 return Uncomputable(Reason.MISSING_FIGURE, "a cited passage is not in the index")
-            for index in indices:
-                start, end = _row_span(passage, operands[index])
-                spot = (*key, start)
-                if spot not in quotes:
-                    quotes[spot] = len(citations) + 1
-                    citations.append(_citation(quotes[spot], passage, start, end))
-                markers[index] = quotes[spot]
-        return tuple(citations), markers
+            cited, passage, (start, end) = placed
+            ref = cited.citation
+            spot = (ref.filing_id or 0, ref.chunk_ordinal or 0, start)
+            if spot not in quotes:
+                quotes[spot] = len(citations) + 1
+                citations.append(_citation(quotes[spot], passage, start, end))
+            markers[index] = quotes[spot]
+            chosen.append(cited)
+        return tuple(citations), markers, chosen
+
+
+def _printed_place(
+    operand: Operand, found: dict[tuple[int, int], Passage], year_of_header: YearOfHeader
+) -> tuple[Operand, Passage, tuple[int, int]] | None:
+    """The operand cited at the first of its places (its own, then its other displays) whose row
+    prints it in its fiscal year's column, else at its own place; None when that passage is not
+    in the index."""
+    first: tuple[Operand, Passage, tuple[int, int]] | None = None
+    for ref in (operand.citation, *operand.displays):
+        passage = found.get((ref.filing_id or 0, ref.chunk_ordinal or 0))
+        if passage is None:
+            continue
+        cited = replace(operand, citation=ref)
+        start, end = _row_span(passage, cited)
+        if operand_is_printed(cited, passage.chunk.text[start:end], year_of_header):
+            return cited, passage, (start, end)
+        if first is None and ref is operand.citation:
+            first = cited, passage, (start, end)
+    return first
+
+
+_POSSESSIVE = re.compile(r"(.+)['’]s?")
+_PLAIN_BEFORE = re.compile(r"|its|the|total|consolidated|reported|our|of|in|and|was|were")
+
+
+def _agrees(claim: Figure, value: Decimal, unit: ResultUnit) -> bool:
+    """The stated figure is ``value`` (in the unit: percent points, dollars, a multiple, days)
+    to within one unit of the last place it is written in, signs aside; an amount written
+    without a scale word may be in the filing's thousands, millions or billions."""
+    exact = abs(float(value))
+    step = 10.0**-claim.decimals_written
+    if unit is not ResultUnit.USD and unit is not ResultUnit.USD_PER_SHARE:
+        return abs(claim.raw - exact) <= step
+    if claim.scale != 1:
+        return abs(abs(claim.value) - exact) <= step * claim.scale
+    return any(abs(claim.raw * scale - exact) <= step * scale for scale in (1, 1e3, 1e6, 1e9))
 
 
 def _with_markers(calculation: Calculation, markers: dict[int, int]) -> dict[str, object]:

@@ -86,6 +86,10 @@ class Operand:
     outflow: bool = False
     places: int = 0
     """Decimals printed in that scale: 1 for McDonald's ``11,646.7`` million."""
+    displays: tuple[FigureRef, ...] = ()
+    """Other places the filing prints the same figure, as written there (an amount tagged in
+    a maturity schedule before its statement row): the answer cites the one that prints it in
+    its fiscal year's column."""
 
     @property
     def printed(self) -> str:

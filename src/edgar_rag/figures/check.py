@@ -3,7 +3,8 @@ the column of the operand's fiscal year, and the stated result what the operands
 
 A passage prints a table row as ``Label | Header: figure | Header: figure | (in millions)``; a
 figure counts only under a header that names the operand's fiscal year (the answer path maps a
-header to a fiscal year in the filing's calendar and passes that mapping in). A prose line
+header to a fiscal year in the filing's calendar and passes that mapping in), or, under a header
+naming no year, in a row whose label names a date of that year. A prose line
 counts when it prints the figure and names the year. Pure: no store, no model.
 """
 
@@ -18,6 +19,11 @@ from edgar_rag.figures.calculator import Calculation, Operand, result_supported
 YearOfHeader = Callable[[str], int | None]
 """A column header's fiscal year in the filing's calendar (``September 27, 2025`` is 2025)."""
 
+_DATED = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b",
+    re.IGNORECASE,
+)
+"""A full date (``January 1, 2023``), as a balance row of a statement of equity names it."""
 _CELL = re.compile(r"\s*(?P<header>[^|:]+?):\s*(?P<figure>\(?\$?\s*[\d.,]+\)?%?)\s*$")
 
 
@@ -29,15 +35,17 @@ def operand_is_printed(operand: Operand, passage: str, year_of_header: YearOfHea
         return False
     for line in passage.splitlines():
         if " | " in line:
+            label = line.split(" | ", 1)[0]
+            dated = year_of_header(label) if _DATED.search(label) else None
             # Every cell: a row may print no label of its own (Boeing's gross profit row).
             for cell in line.split(" | "):
                 match = _CELL.match(cell)
-                if (
-                    match
-                    and _bare(match["figure"]) == shown
-                    and year_of_header(match["header"]) == operand.fiscal_year
-                ):
-                    return True
+                if match and _bare(match["figure"]) == shown:
+                    # A column headed by no year takes the date its row names, as a statement
+                    # of equity prints "Balance, January 1, 2023 | Total: 76,804".
+                    year = year_of_header(match["header"])
+                    if (year if year is not None else dated) == operand.fiscal_year:
+                        return True
         elif _prints(line, shown) and str(operand.fiscal_year) in line:
             return True
     return False

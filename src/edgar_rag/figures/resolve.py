@@ -266,6 +266,19 @@ def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigure
     value = _decimal(fact.value)
     if row_label is not None and item.outflow:
         value = -value  # a row is signed as printed, "(1,577)"; a payment's XBRL value is positive
+
+    def where(shown: Fact) -> FigureRef:
+        return FigureRef(
+            filing_id=figures.filing_id,
+            accession=meta.accession,
+            filing_fiscal_year=meta.fiscal_year,
+            concept=shown.concept or None,
+            row_label=row_label,
+            chunk_ordinal=shown.chunk_ordinal,
+            offset=shown.offset,
+            displayed=shown.displayed,
+        )
+
     return Operand(
         item=item.key,
         label=item.label,
@@ -276,18 +289,29 @@ def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigure
         places=places,
         period_start=fact.period_start,
         period_end=fact.period_end,
-        citation=FigureRef(
-            filing_id=figures.filing_id,
-            accession=meta.accession,
-            filing_fiscal_year=meta.fiscal_year,
-            concept=fact.concept or None,
-            row_label=row_label,
-            chunk_ordinal=fact.chunk_ordinal,
-            offset=fact.offset,
-            displayed=fact.displayed,
-        ),
+        citation=where(fact),
         outflow=item.outflow,
+        displays=tuple(where(other) for other in _same_printing(item, fact, figures.facts)),
     )
+
+
+def _same_printing(item: LineItem, fact: Fact, facts: Iterable[Fact]) -> Iterator[Fact]:
+    """The other displays of ``fact`` in the filing: the same line item (by any of its concepts,
+    or the same row) for the same period, printed the same way, elsewhere in the text. Visa
+    tags the net income of its EPS table ``NetIncomeLoss`` and that of its income statement
+    ``ProfitLoss``: one figure, shown twice."""
+    same_item = {fact.concept} | set(item.all_concepts) if fact.concept else {""}
+    for other in facts:
+        if (
+            other.offset is not None
+            and other.offset != fact.offset
+            and not other.dimensions
+            and other.concept in same_item
+            and (other.label, other.displayed, other.decimals)
+            == (fact.label, fact.displayed, fact.decimals)
+            and (other.period_start, other.period_end) == (fact.period_start, fact.period_end)
+        ):
+            yield other
 
 
 def print_scale(fact: Fact) -> tuple[int, int]:
