@@ -84,6 +84,12 @@ def test_a_dollar_result_is_shown_in_the_scale_its_operands_are_printed_in() -> 
     )  # fmt: skip
     assert isinstance(billions, Calculation)
     assert billions.text() == "$16.3 billion"
+    # Asked in billions with no decimals named: the printed digits kept, to two decimals.
+    rescaled = calculate(
+        parse_formula("operating_cash_flow - capex"), 2024, operands, ResultUnit.USD, scale=9
+    )
+    assert isinstance(rescaled, Calculation)
+    assert rescaled.text() == "$16.33 billion"
 
 
 def test_dividing_by_zero_is_a_typed_decline() -> None:

@@ -3,13 +3,13 @@ substitute."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 
 import pytest
 
-from edgar_rag.domain import Fact
+from edgar_rag.domain import Fact, FigureSource
 from edgar_rag.figures.calculator import Calculation
 from edgar_rag.figures.formula import parse_formula
 from edgar_rag.figures.library import ResultUnit, load_library
@@ -163,21 +163,14 @@ def test_a_store_fits_the_lookup_port() -> None:
     assert tuple(figures.facts) == hd.facts
 
 
-@dataclass(frozen=True, slots=True)
-class _RowFact(Fact):
-    """A statement-row figure as the figures table will hold it (no concept; its label and
-    statement), until domain.Fact carries those fields itself."""
-
-    label: str | None = None
-    statement: str | None = None
-
-
-def _row(label: str, value: float, displayed: str, end: date, statement: str) -> _RowFact:
+def _row(label: str, value: float, displayed: str, end: date, statement: str) -> Fact:
+    """A statement-row figure as the figures table holds it: no concept; its label and
+    statement."""
     start = None if statement == "balance_sheet" else date(end.year, 1, 1)
-    return _RowFact(
+    return Fact(
         concept="", value=value, displayed=displayed, unit="USD", decimals=None,
         period_start=start, period_end=end, dimensions=(), offset=None,
-        label=label, statement=statement,
+        source=FigureSource.ROW, label=label, statement=statement,
     )  # fmt: skip
 
 
@@ -246,3 +239,35 @@ def test_every_display_of_the_figure_is_kept_for_citing() -> None:
     assert not isinstance(operand, MissingFigure)
     assert operand.citation.offset == income.offset
     assert [d.offset for d in operand.displays] == [statement.offset]
+
+
+def test_statement_rows_are_read_by_the_items_labels_in_order_of_preference() -> None:
+    """FinanceBench's PDFs: Walmart prints net sales and total revenues, General Mills its
+    net earnings with and without its noncontrolling interests, 3M its PP&E with a dash."""
+    meta = replace(
+        corpus_figures()["HD-2024"].meta, ticker="GIS", company="General Mills", fiscal_year=2022,
+        period_end=date(2022, 12, 31), accession=None,
+    )  # fmt: skip
+    end = date(2022, 12, 31)
+    rows = (
+        _row("Revenues: Net sales", 519_926e6, "519,926", end, "income_statement"),
+        _row("Revenues: Total revenues", 523_964e6, "523,964", end, "income_statement"),
+        _row("Net earnings, including earnings attributable to redeemable and noncontrolling "
+             "interests", 2_735e6, "2,735", end, "income_statement"),
+        _row("Net earnings attributable to redeemable and noncontrolling interests", 28e6, "28",
+             end, "income_statement"),
+        _row("Net earnings attributable to General Mills", 2_707e6, "2,707", end,
+             "income_statement"),
+        _row("Property, plant and equipment — net", 8_738e6, "8,738", end, "balance_sheet"),
+    )  # fmt: skip
+    figures = FilingFigures(None, meta, rows)
+    chosen = {
+        key: resolve_operand(LIBRARY.items[key], 2022, [figures])
+        for key in ("revenue", "net_income", "ppe_net")
+    }
+    shown = {k: v.citation.row_label for k, v in chosen.items() if not isinstance(v, MissingFigure)}
+    assert shown == {
+        "revenue": "Revenues: Total revenues",
+        "net_income": "Net earnings attributable to General Mills",
+        "ppe_net": "Property, plant and equipment — net",
+    }

@@ -172,7 +172,7 @@ class ComputedAnswers:
         if metric is not None:
             names: tuple[str, ...] = (metric.name, *metric.synonyms)
         elif item is not None and plan.source == "lookup":
-            names = (item.label, *item.synonyms, *item.rows)
+            names = (item.label, *item.synonyms, *item.row_names)
         else:
             return False
         lowered = " ".join(sentence.lower().split())

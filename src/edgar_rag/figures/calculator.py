@@ -275,11 +275,19 @@ def result_supported(calculation: Calculation, stated: Decimal) -> bool:
 
 def _default_places(unit: ResultUnit, operands: Iterable[Operand], scale: int) -> int:
     """A unit's default decimals; a dollar result keeps the decimals its operands print in the
-    same scale (McDonald's prints millions to one decimal)."""
+    same scale (McDonald's prints millions to one decimal), and one shown in a larger scale than
+    its operands print keeps their digits up to two decimals (8,738 million is 8.74 billion)."""
     if unit is not ResultUnit.USD:
         return DEFAULT_DECIMALS[unit]
-    printed = [o.places for o in operands if o.unit is Dimension.USD and o.scale == scale]
-    return max(printed, default=DEFAULT_DECIMALS[unit])
+    dollars = [o for o in operands if o.unit is Dimension.USD]
+    printed = [o.places for o in dollars if o.scale == scale]
+    coarser = [
+        min(scale - o.scale + o.places, _MAX_RESCALED_PLACES) for o in dollars if o.scale < scale
+    ]
+    return max(printed + coarser, default=DEFAULT_DECIMALS[unit])
+
+
+_MAX_RESCALED_PLACES = 2
 
 
 def _print_scale(operands: Iterable[Operand]) -> int:

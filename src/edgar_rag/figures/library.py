@@ -64,7 +64,9 @@ class LineItem:
     synonyms: tuple[str, ...]
     """How analysts name it, lower case ("cogs", "pp&e", "cash from operations")."""
     rows: tuple[str, ...]
-    """Row labels that print it in a statement without XBRL."""
+    """Row labels that print it in a statement without XBRL, in order of preference; ``*`` is
+    any words (``Net earnings attributable to *``) and a leading ``!`` excludes the labels it
+    matches (``!*noncontrolling*``)."""
     outflow: bool = False
     """Printed in parentheses (a payment) while its XBRL value is positive."""
     largest: bool = False
@@ -74,6 +76,12 @@ class LineItem:
     @property
     def all_concepts(self) -> tuple[str, ...]:
         return self.concepts + self.alternates
+
+    @property
+    def row_names(self) -> tuple[str, ...]:
+        """The row labels written out in full (no wildcard, no exclusion): names a question
+        or an answer may say."""
+        return tuple(row for row in self.rows if "*" not in row and not row.startswith("!"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +117,7 @@ class MetricLibrary:
         lowered = " ".join(text.lower().split())
         spans: list[tuple[int, int, LineItem]] = []
         for item in self.items.values():
-            for name in {n.lower() for n in (*item.synonyms, item.label, *item.rows)}:
+            for name in {n.lower() for n in (*item.synonyms, item.label, *item.row_names)}:
                 spans.extend((m.start(), m.end(), item) for m in _whole_words(name, lowered))
         taken: list[tuple[int, int]] = []
         found: list[LineItem] = []
@@ -127,7 +135,7 @@ class MetricLibrary:
         wanted = " ".join(phrase.lower().split())
         for item in self.items.values():
             names = {item.key, item.key.replace("_", " "), item.label, *item.synonyms}
-            if wanted in names or wanted in (row.lower() for row in item.rows):
+            if wanted in names or wanted in (row.lower() for row in item.row_names):
                 return item
         return None
 

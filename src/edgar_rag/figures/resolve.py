@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from fnmatch import fnmatchcase
 from typing import Protocol
 
 from edgar_rag.domain import Fact, FilingMeta
@@ -163,9 +164,7 @@ class _DisagreeError(Exception):
 def _from_filing(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Operand | None:
     """The item's figure in one filing: a tagged fact, else a statement row that prints it;
     raise _DisagreeError when what reports it disagrees."""
-    chosen = _tagged(item, fiscal_year, figures) or _the_one(
-        f for f in _of_period(figures, item, fiscal_year) if _row_names(f, item)
-    )
+    chosen = _tagged(item, fiscal_year, figures) or _printed_row(item, fiscal_year, figures)
     return None if chosen is None else _operand(item, fiscal_year, chosen, figures)
 
 
@@ -200,25 +199,40 @@ _STATEMENTS = {"income": "income_statement", "balance": "balance_sheet", "cash_f
 _TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
 
 
-def _row_names(fact: Fact, item: LineItem) -> bool:
-    """A statement row (no XBRL concept) whose own label is one of the item's row labels (a
-    trailing "(PP&E)" or "(Note 4)" aside), in the item's statement when the row says which."""
-    # Rows carry ``label`` and ``statement`` once the figures table holds them (the PDF rows
-    # of issue 13's first part); read through getattr so this works before and after.
-    label = getattr(fact, "label", None)
-    if fact.concept or not isinstance(label, str):
-        return False
-    statement = getattr(fact, "statement", None)
-    if isinstance(statement, str) and statement != _STATEMENTS.get(item.statement, statement):
-        return False
-    own = label.rsplit(": ", 1)[-1].strip().lower()
-    rows = {row.lower() for row in item.rows}
-    return own in rows or _TRAILING_NOTE.sub("", own) in rows
+def _printed_row(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fact | None:
+    """The item's figure from a statement row (no XBRL concept) in the item's statement, by the
+    first of the item's row labels in order of preference that some row's own label matches
+    (``Revenues: Total revenues`` before ``Revenues: Net sales``); a label an exclusion
+    (``!*noncontrolling*``) matches never counts."""
+    excluded = [_label_key(row[1:]) for row in item.rows if row.startswith("!")]
+    printed = [
+        (key, fact)
+        for fact in _of_period(figures, item, fiscal_year)
+        if not fact.concept and fact.label is not None and _in_statement(fact, item)
+        for key in [_label_key(_TRAILING_NOTE.sub("", fact.label.rsplit(": ", 1)[-1]))]
+        if not any(fnmatchcase(key, pattern) for pattern in excluded)
+    ]
+    for row in item.rows:
+        if not row.startswith("!"):
+            pattern = _label_key(row)
+            matched = [fact for key, fact in printed if fnmatchcase(key, pattern)]
+            if matched:
+                return _the_one(matched)
+    return None
+
+
+def _in_statement(fact: Fact, item: LineItem) -> bool:
+    return fact.statement is None or fact.statement == _STATEMENTS.get(item.statement)
+
+
+def _label_key(label: str) -> str:
+    """A row label compared as words: case, punctuation and dashes aside (``Property, plant and
+    equipment — net`` is ``property plant and equipment net``); ``*`` stays a wildcard."""
+    return " ".join(re.sub(r"[^\w&*]+", " ", label.lower()).split())
 
 
 def _row_label(fact: Fact) -> str | None:
-    label = getattr(fact, "label", None)
-    return label if isinstance(label, str) and not fact.concept else None
+    return fact.label if not fact.concept else None
 
 
 def _is_period(fact: Fact, kind: PeriodKind) -> bool:
