@@ -281,3 +281,18 @@ def test_column_headers_map_to_the_filing_s_fiscal_years(index: SqliteIndex) -> 
     assert fiscal_year_of_header("February 2, 2025", home_depot) == 2024
     assert fiscal_year_of_header("Fiscal 2023", home_depot) == 2023
     assert fiscal_year_of_header("Change", apple) is None
+
+
+def test_a_count_in_prose_answers_a_how_many_question(index: SqliteIndex) -> None:
+    """The metric check reads what the question counts, not where it points to read."""
+    reply = cite(
+        "166,000", "Apple had approximately 166,000 full-time equivalent employees [{marker}]."
+    )
+    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+    response = answerer(index, ScriptedGenerator([reply]), settings=whole).answer(
+        "According to the risk factor disclosures, how many employees did the Company have as "
+        "of September 27, 2025?",
+        index.resolve_scope(ticker="AAPL", fiscal_year=2025),
+    )
+    assert response.reason is None, response.detail
+    assert "166,000" in response.citations[0].quote

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -147,3 +148,32 @@ def test_a_per_share_row_answers_only_a_per_share_question() -> None:
     assert names("Payments for dividends | 2025: (15,421) | 2024: (15,234)", dividends)
     eps = metric_words("What was Apple's diluted EPS in fiscal 2025?", "Apple Inc.")
     assert names("Diluted earnings per share | 2025: 7.46 | 2024: 6.08", eps)
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        (
+            "According to the risk factors, how much indebtedness does Boeing have?",
+            ("indebtedness",),
+        ),
+        ("How many lawsuits are pending against Johnson & Johnson over talc?", ("lawsuits",)),
+        ("Based on the cash flow statement, what was Apple's capex in 2024?", ("capex",)),
+        ("How many full-time employees does Walmart have?", ("full-time", "employees")),
+        ("How much did Apple spend on R&D in 2024?", ("r&d",)),
+        ("What was Apple's goodwill as of September 27, 2025?", ("goodwill",)),
+    ],
+)
+def test_the_metric_is_what_the_question_counts_not_where_it_points(
+    question: str, words: tuple[str, ...]
+) -> None:
+    """ "How many X", "how much X" ask for X; "according to the risk factors" says where to read."""
+    companies = ("Boeing", "Johnson & Johnson", "Apple", "Walmart")
+    assert metric_words(question, None, *companies) == words
+
+
+def test_a_count_in_prose_is_held_to_what_the_question_counts() -> None:
+    question = "According to the legal proceedings note, how many talc lawsuits were pending?"
+    words = metric_words(question, None)
+    line = "As of year end, approximately 67,000 lawsuits related to talc were pending."
+    assert figure_names_metric("About 67,000 talc lawsuits were pending [1].", [line], words)

@@ -60,7 +60,8 @@ def read_question(
     companies (None: names are not looked up)."""
     companies = directory.find(text) if directory is not None else ()
     years = asked_fiscal_years(text, filing) if filing is not None else frozenset()
-    metric = metric_words(text, filing.company if filing is not None else None)
+    named = (mention.text for mention in companies)
+    metric = metric_words(text, filing.company if filing is not None else None, *named)
     return Question(
         text=text,
         terms=tuple(query_terms(text)),

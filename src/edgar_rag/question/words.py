@@ -122,16 +122,43 @@ def expand(words: Iterable[str], *, strict: bool = False) -> frozenset[str]:
     return frozenset(stems)
 
 
-def metric_words(question: str, company: str | None) -> tuple[str, ...]:
-    """What the question asks for: its content words without the company's name, years and
-    numbers, and the generic words of time and size (``fiscal``, ``total``, ``much``)."""
-    ignored = {stem(w) for w in [*GENERIC, *_WORD.findall((company or "").lower())]}
-    words = (_POSSESSIVE.sub("", w) for w in query_terms(question))
+def metric_words(question: str, company: str | None, *others: str) -> tuple[str, ...]:
+    """What the question asks for: the phrase after ``how many`` or ``how much`` when it has
+    one ("How many employees did ..."), else its content words; without where it points to read
+    ("according to the risk factors"), the companies' names, years and numbers, and the generic
+    words of time and size (``fiscal``, ``total``, ``much``). ``others`` are other names the
+    question calls companies by."""
+    names = " ".join([company or "", *others]).lower()
+    ignored = {stem(w) for w in [*GENERIC, *_MONTHS, *_WORD.findall(names)]}
+    text = _SOURCE.sub(" ", question)
+    asked = _HOW_MANY.search(text)
+    phrase = asked["phrase"] if asked and _WORD.search(asked["phrase"]) else text
+    words = (_POSSESSIVE.sub("", w) for w in query_terms(phrase))
     return tuple(
         w
         for w in dict.fromkeys(words)
         if stem(w) not in ignored and not _PERIOD.fullmatch(w) and (len(w) > 2 or w in SYNONYMS_OF)
     )
+
+
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+"""A date's month names the period, not the figure ("as of September 27, 2025")."""
+_SOURCE = re.compile(
+    r"\b(?:according\s+to|based\s+on|bas(?:e|ing)\s+your\s+\w+\s+(?:on|off\s+of)|as\s+"
+    r"(?:shown|reported|stated|disclosed|described|presented)\s+in)\s+[^,?.;]*",
+    re.IGNORECASE,
+)
+"""Where the question points to read ("according to the risk factors", "based on the cash flow
+statement"): no words of the figure asked."""
+_HOW_MANY = re.compile(
+    r"\bhow\s+(?:many|much)\s+(?P<phrase>.*?)(?=\s+(?:did|does|do|is|are|was|were|has|have|"
+    r"had|will|would|can|could|in|at|for|during|as|of\s+(?:its|the)\b)\b|[?,.;]|$)",
+    re.IGNORECASE,
+)
+"""A count or an amount asked for: the words that say of what ("how many stores did")."""
 
 
 def unasked_qualifiers(label: str, question_words: Iterable[str]) -> frozenset[str]:
