@@ -296,3 +296,19 @@ def test_a_count_in_prose_answers_a_how_many_question(index: SqliteIndex) -> Non
     )
     assert response.reason is None, response.detail
     assert "166,000" in response.citations[0].quote
+
+
+def test_a_prose_figure_is_held_to_the_date_its_sentence_gives(index: SqliteIndex) -> None:
+    """Home Depot's fiscal 2024 ended on February 2, 2025: a sentence dated that day reports
+    fiscal 2024, not fiscal 2025 as its year alone would say."""
+    reply = cite(
+        "11.7 billion",
+        "Approximately $11.7 billion of the share repurchase authorization remained available "
+        "[{marker}].",
+    )
+    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+    response = answerer(index, ScriptedGenerator([reply]), settings=whole).answer(
+        "How much of Home Depot's share repurchase authorization remained available?",
+        index.resolve_scope(ticker="HD", fiscal_year=2024),
+    )
+    assert response.reason is None, response.detail

@@ -292,3 +292,12 @@ def test_a_multiple_is_a_figure() -> None:
     """``8.71x``: a ratio as analysts write it is checked like any other figure."""
     (figure,) = find_figures("Fixed asset turnover was 8.71x in fiscal 2025.")
     assert (figure.raw, figure.scale, figure.is_percent) == (8.71, 1.0, False)
+
+
+def test_a_prose_figure_takes_the_whole_date_its_sentence_gives() -> None:
+    dated, yearly = passage_figures(
+        "As of February 2, 2025, we employed approximately 470,100 associates. We paid "
+        "$9.7 billion in 2024."
+    )
+    assert (dated.figure.text, dated.header) == ("470,100", "February 2, 2025")
+    assert yearly.header == "2024"

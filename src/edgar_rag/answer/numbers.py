@@ -158,10 +158,20 @@ def _year_of(figure: Figure, sentence: str, years: list[re.Match[str]]) -> str |
     prose compares one year with another."""
     if figure.is_percent or not years:
         return None
-    if len({y.group() for y in years}) == 1:
-        return years[0].group()
+    if len({_dated(y, sentence) for y in years}) == 1:
+        return _dated(years[0], sentence)
     after = _YEAR_AFTER.match(sentence, figure.end)
     return after.group("year") if after else None
+
+
+def _dated(year: re.Match[str], sentence: str) -> str:
+    """The year as the sentence dates it: the whole date when a month and day stand before it
+    (``February 2, 2025``, which the filing's calendar maps to its fiscal year), else the year."""
+    day = _MONTH_DAY.search(sentence, 0, year.start())
+    return f"{day.group()}{year.group()}" if day else year.group()
+
+
+_MONTH_DAY = re.compile(r"\b[A-Z][a-z]{2,8}\.?\s+\d{1,2},\s*$")
 
 
 _GROUPED_RUN = re.compile(r"\d+(?:,\d+)+")
