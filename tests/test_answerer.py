@@ -312,3 +312,31 @@ def test_a_prose_figure_is_held_to_the_date_its_sentence_gives(index: SqliteInde
         index.resolve_scope(ticker="HD", fiscal_year=2024),
     )
     assert response.reason is None, response.detail
+
+
+def test_an_answer_that_leaves_out_the_figure_asked_is_mended_from_its_cited_sentence(
+    index: SqliteIndex,
+) -> None:
+    """The model wrote "approximately ... employees" with the count elided: the sentence of the
+    passage it cites that states the count is shown instead, and says so; with no such
+    sentence the answer is declined, saying why."""
+    question = (
+        "According to the risk factor disclosures, how many employees did the Company have as "
+        "of September 27, 2025?"
+    )
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+    elided = cite("166,000", "Apple had approximately full-time equivalent employees [{marker}].")
+    response = answerer(index, ScriptedGenerator([elided]), settings=whole).answer(question, scope)
+    assert response.reason is None, response.detail
+    assert response.text is not None
+    assert "approximately 166,000 full-time equivalent employees" in response.text
+    assert response.detail is not None
+    assert "stated no figure" in response.detail
+
+    elsewhere = cite("Apple Inc.", "Apple had many employees [{marker}].")
+    declined = answerer(index, ScriptedGenerator([elsewhere]), settings=whole).answer(
+        question, scope
+    )
+    assert declined.reason is Reason.MISSING_FIGURE
+    assert "states no figure" in (declined.detail or "")

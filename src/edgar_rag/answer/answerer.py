@@ -16,7 +16,7 @@ from datetime import datetime
 from edgar_rag.answer.computed import Computed, ComputedAnswers
 from edgar_rag.answer.context import Window, best_window
 from edgar_rag.answer.gates import apply_gate
-from edgar_rag.answer.metric import figure_names_metric
+from edgar_rag.answer.metric import figure_names_metric, sentence_stating
 from edgar_rag.answer.numbers import find_figures
 from edgar_rag.answer.prompt import (
     PromptPassage,
@@ -24,7 +24,7 @@ from edgar_rag.answer.prompt import (
     carries_refusal_word,
     is_refusal,
 )
-from edgar_rag.answer.verify import Verdict, strip_markers, verify_answer
+from edgar_rag.answer.verify import Verdict, markers_in, strip_markers, verify_answer
 from edgar_rag.domain import (
     Citation,
     FilingMeta,
@@ -47,6 +47,8 @@ RECITED_NOTE = "which is cited instead"
 """Ends the detail of an answer whose citation marker the verifier moved."""
 TRIMMED_NOTE = "only the columns of the year asked are shown"
 """Ends the detail of an answer whose copied table row the verifier cut to the year asked."""
+MENDED_NOTE = "the model's answer stated no figure; the cited sentence that states it is shown"
+"""Begins the detail of an answer that left out the figure asked, shown as its cited sentence."""
 _DATE = re.compile(r"([A-Z][a-z]{2,8})\.?\s+(\d{1,2}),\s*((?:19|20)\d{2})")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
@@ -241,20 +243,33 @@ class Answerer:
         started = time.perf_counter()
         named = question.years
         asked = named or (frozenset({filing.fiscal_year}) if filing is not None else frozenset())
+        passages = {marker: window.text for marker, window in enumerate(windows, 1)}
+        text, mended = generation.text, False
+        if question.asks_amount and not find_figures(strip_markers(text)):
+            # "Approximately ... employees": the figure asked is missing from the answer. The
+            # cited sentence that states it is shown in its place, or the answer is declined.
+            cited = [m for m in dict.fromkeys(markers_in(text)) if m in passages]
+            found = sentence_stating(question.metric, passages, cited)
+            if found is None:
+                what = ", ".join(question.metric) or "what it asks"
+                return decline(
+                    Reason.MISSING_FIGURE,
+                    f"the question asks how many or how much and the answer states no figure; "
+                    f"no sentence of the passages it cites states one for {what}",
+                )
+            marker, sentence = found
+            text, mended = f"{sentence.rstrip('.')} [{marker}].", True
         verdict = verify_answer(
-            generation.text,
-            {marker: window.text for marker, window in enumerate(windows, 1)},
-            asked if check_periods else frozenset(),
-            _year_of_header(filing),
+            text, passages, asked if check_periods else frozenset(), _year_of_header(filing)
         )
         if verdict.ok and check_periods:
-            verdict = _reported_period(verdict, generation.text, named, filing)
+            verdict = _reported_period(verdict, text, named, filing)
         if verdict.ok and (self.settings.check_metric if check_metric is None else check_metric):
-            verdict = _metric_named(verdict, generation.text, question.metric, windows)
+            verdict = _metric_named(verdict, text, question.metric, windows)
         if verdict.ok and self.computed is not None:
             # Where code can compute what the model states (a margin, a reported line), the
             # model's figure must be what the filing's reported figures give.
-            problem = self.computed.disagreement(generation.text, question, scope)
+            problem = self.computed.disagreement(text, question, scope)
             if problem is not None:
                 verdict = replace(
                     verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=problem
@@ -266,7 +281,7 @@ class Answerer:
             verdict.text.strip(),
             _citations(prepared, verdict.cited),
             None,
-            _answer_note(asked, filing, verdict),
+            _answer_note(asked, filing, verdict, mended=mended),
             gate_score,
         )
 
@@ -360,8 +375,11 @@ def _metric_named(
     )
 
 
-def _answer_note(asked: frozenset[int], filing: FilingMeta | None, verdict: Verdict) -> str | None:
-    notes = [
+def _answer_note(
+    asked: frozenset[int], filing: FilingMeta | None, verdict: Verdict, *, mended: bool = False
+) -> str | None:
+    notes = [MENDED_NOTE] if mended else []
+    notes += [
         f"the model cited [{old}]; the figure is printed in [{new}], {RECITED_NOTE}"
         for old, new in verdict.recited
     ]

@@ -5,7 +5,7 @@ the question asks about (the question's words are read in ``question.words``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from edgar_rag.answer.numbers import PROSE_SENTENCE, Figure, find_figures, passage_figures, supports
 from edgar_rag.question.words import (
@@ -118,3 +118,21 @@ def _says(word: str, said: frozenset[str]) -> bool:
     """``said`` holds ``word``, a synonym of it, or every part of it ("long-term debt")."""
     parts = [p for p in word.split("-") if p]
     return bool(expand([word], strict=True) & said) or all(stem(p) in said for p in parts)
+
+
+def sentence_stating(
+    words: Sequence[str], passages: Mapping[int, str], markers: Sequence[int]
+) -> tuple[int, str] | None:
+    """The first prose sentence of the passages of ``markers`` (in that order) that states a
+    figure on a line naming the metric ``words`` say, with its marker; None when none does or
+    the question names no metric."""
+    if not words:
+        return None
+    for marker in markers:
+        for line in passages[marker].splitlines():
+            if " | " in line:
+                continue
+            for sentence in PROSE_SENTENCE.split(line):
+                if find_figures(sentence) and figure_names_metric(sentence, [sentence], words):
+                    return marker, sentence.strip()
+    return None

@@ -16,7 +16,13 @@ from enum import StrEnum
 from edgar_rag.domain import FilingMeta
 from edgar_rag.question.companies import CompanyDirectory, CompanyMention
 from edgar_rag.question.periods import asked_fiscal_years
-from edgar_rag.question.words import lower_words, metric_words, query_terms, question_weights
+from edgar_rag.question.words import (
+    asks_amount,
+    lower_words,
+    metric_words,
+    query_terms,
+    question_weights,
+)
 
 
 class Kind(StrEnum):
@@ -51,6 +57,8 @@ class Question:
     companies: tuple[CompanyMention, ...]
     """The companies it names, in order (empty when read without a company directory)."""
     kind: Kind
+    asks_amount: bool = False
+    """It asks how many or how much: a right answer states a figure."""
 
 
 def read_question(
@@ -71,6 +79,7 @@ def read_question(
         years=years,
         companies=companies,
         kind=question_kind(text, companies),
+        asks_amount=asks_amount(text),
     )
 
 

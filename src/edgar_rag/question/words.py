@@ -161,6 +161,11 @@ _HOW_MANY = re.compile(
 """A count or an amount asked for: the words that say of what ("how many stores did")."""
 
 
+def asks_amount(question: str) -> bool:
+    """The question asks how many or how much: a right answer states a figure."""
+    return _HOW_MANY.search(question) is not None
+
+
 def unasked_qualifiers(label: str, question_words: Iterable[str]) -> frozenset[str]:
     """The qualifiers (``current``, ``deferred`` …) that ``label`` says and the question not."""
     return (QUALIFIERS - set(question_words)) & set(lower_words(label))
