@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from edgar_rag.domain import Fact, FigureSource
+from edgar_rag.domain import Fact, FigureSource, FilingMeta
 from edgar_rag.figures.calculator import Calculation
 from edgar_rag.figures.formula import parse_formula
 from edgar_rag.figures.library import ResultUnit, load_library
@@ -174,13 +174,19 @@ def _row(label: str, value: float, displayed: str, end: date, statement: str) ->
     )  # fmt: skip
 
 
+def _pdf_filing(ticker: str, company: str, fiscal_year: int) -> tuple[FilingMeta, date]:
+    """A FinanceBench PDF filer's record (no XBRL, a calendar fiscal year) and its year end."""
+    end = date(fiscal_year, 12, 31)
+    meta = replace(
+        corpus_figures()["HD-2024"].meta, ticker=ticker, company=company,
+        fiscal_year=fiscal_year, period_end=end, accession=None,
+    )  # fmt: skip
+    return meta, end
+
+
 def test_a_filing_without_xbrl_resolves_from_its_statement_rows() -> None:
     # 3M's 2018 10-K (FinanceBench's PDF): cash flow statement, in millions.
-    meta = replace(
-        corpus_figures()["HD-2024"].meta, ticker="MMM", company="3M", fiscal_year=2018,
-        period_end=date(2018, 12, 31), accession=None,
-    )  # fmt: skip
-    end = date(2018, 12, 31)
+    meta, end = _pdf_filing("MMM", "3M", 2018)
     rows = (
         _row("Cash Flows from Investing Activities: Purchases of property, plant and equipment "
              "(PP&E)", -1577e6, "(1,577)", end, "cash_flow"),
@@ -244,11 +250,7 @@ def test_every_display_of_the_figure_is_kept_for_citing() -> None:
 def test_statement_rows_are_read_by_the_items_labels_in_order_of_preference() -> None:
     """FinanceBench's PDFs: Walmart prints net sales and total revenues, General Mills its
     net earnings with and without its noncontrolling interests, 3M its PP&E with a dash."""
-    meta = replace(
-        corpus_figures()["HD-2024"].meta, ticker="GIS", company="General Mills", fiscal_year=2022,
-        period_end=date(2022, 12, 31), accession=None,
-    )  # fmt: skip
-    end = date(2022, 12, 31)
+    meta, end = _pdf_filing("GIS", "General Mills", 2022)
     rows = (
         _row("Revenues: Net sales", 519_926e6, "519,926", end, "income_statement"),
         _row("Revenues: Total revenues", 523_964e6, "523,964", end, "income_statement"),

@@ -203,14 +203,8 @@ class ComputedAnswers:
             return self._compare_years(plan, *compared[0], question.years, header_years)
         if len(compared) < 2:
             return None
-        parts: list[tuple[ComputationPlan, FilingMeta, Calculation]] = []
-        for filing_id, filing in compared:
-            result = self._compute_in(filing_id, filing, plan, filing.fiscal_year)
-            if isinstance(result, MissingFigure | CalculationDecline):
-                who = display_company(filing.company)
-                return Uncomputable(Reason.MISSING_FIGURE, f"for {who}: {result.detail}")
-            parts.append((plan, filing, result))
-        written = self._write(parts, header_years)
+        jobs = [(plan, filing_id, filing, filing.fiscal_year) for filing_id, filing in compared]
+        written = self._compute_all(jobs, header_years, name_company=True)
         if isinstance(written, Uncomputable):
             return written
         text, citations, shown = written
@@ -229,7 +223,6 @@ class ComputedAnswers:
         its column, and the change from the earliest to the latest computed from the same
         cited figures."""
         asked = sorted(years, reverse=True)
-        parts: list[tuple[ComputationPlan, FilingMeta, Calculation]] = []
         latest, earliest = asked[0], asked[-1]
         change = replace(
             plan,
@@ -237,17 +230,33 @@ class ComputedAnswers:
             formula=Binary("-", plan.formula, shift(plan.formula, earliest - latest)),
             source="metric",
         )
-        for year, year_plan in [(y, plan) for y in asked] + [(latest, change)]:
-            result = self._compute_in(filing_id, filing, replace(year_plan, fiscal_year=year), year)
-            if isinstance(result, MissingFigure | CalculationDecline):
-                return Uncomputable(Reason.MISSING_FIGURE, result.detail)
-            parts.append((year_plan, filing, result))
-        written = self._write(parts, header_years)
+        jobs = [(replace(plan, fiscal_year=year), filing_id, filing, year) for year in asked]
+        jobs.append((replace(change, fiscal_year=latest), filing_id, filing, latest))
+        written = self._compute_all(jobs, header_years)
         if isinstance(written, Uncomputable):
             return written
         text, citations, shown = written
         detail = "each year's figure and the change computed in code from the cited figures"
         return Computed(text, citations, shown[-1], detail + "; no model wrote this", shown[:-1])
+
+    def _compute_all(
+        self,
+        jobs: Sequence[tuple[ComputationPlan, int, FilingMeta, int]],
+        header_years: HeaderYears,
+        *,
+        name_company: bool = False,
+    ) -> tuple[str, tuple[Citation, ...], tuple[dict[str, object], ...]] | Uncomputable:
+        """Each plan computed for its year in its filing, then written and checked as one
+        answer; the first that cannot be computed declines it (naming its company when the
+        parts are companies)."""
+        parts: list[tuple[ComputationPlan, FilingMeta, Calculation]] = []
+        for plan, filing_id, filing, year in jobs:
+            result = self._compute_in(filing_id, filing, plan, year)
+            if isinstance(result, MissingFigure | CalculationDecline):
+                who = f"for {display_company(filing.company)}: " if name_company else ""
+                return Uncomputable(Reason.MISSING_FIGURE, who + result.detail)
+            parts.append((plan, filing, result))
+        return self._write(parts, header_years)
 
     def _compute_in(
         self, filing_id: int, filing: FilingMeta, plan: ComputationPlan, asked: int
