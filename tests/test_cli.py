@@ -203,3 +203,30 @@ def test_loading_the_command_imports_no_evaluation_or_benchmark() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert loaded.stdout.strip() == "[]"
+
+
+HEAVY = ("numpy", "torch", "onnxruntime", "psycopg", "httpx", "llama_cpp", "sentence_transformers")
+
+
+@pytest.mark.parametrize(
+    ("args", "unloaded"),
+    [
+        (["--version"], (*HEAVY, "pydantic")),
+        (["--help"], (*HEAVY, "pydantic")),
+        (["filings", "--db", "{db}"], HEAVY[1:]),
+    ],
+)
+def test_a_light_command_loads_no_heavy_module(
+    args: list[str], unloaded: tuple[str, ...], tmp_path: Path
+) -> None:
+    """What a command imports, read in a new interpreter (a structural check, not a timing):
+    `--version` and `--help` load neither numpy nor pydantic, and `filings` no embedder,
+    PostgreSQL driver, HTTP client or model."""
+    argv = [a.replace("{db}", str(tmp_path / "empty.db")) for a in args]
+    script = (
+        "import sys\nfrom edgar_rag.cli import main\n"
+        f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {unloaded!r} if m in sys.modules))"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert run.stdout.strip().splitlines()[-1] == "[]", run.stdout

@@ -1,6 +1,8 @@
 """The ``edgar-rag`` command: parse options, build through ``compose``, call one function, print.
 
 Data goes to stdout, messages to stderr; an EdgarRagError becomes one line and a non-zero exit.
+Each command imports what it runs in its own body (the stores, the embedders, the model, the
+service's models): ``--version``, ``--help`` and a mistyped option answer without loading them.
 """
 
 from __future__ import annotations
@@ -12,33 +14,21 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from pydantic import BaseModel
 
 from edgar_rag import __version__
-from edgar_rag.answer.render import response_text
-from edgar_rag.compose import (
-    build_answerer,
-    build_company_list,
-    build_edgar_client,
-    build_embedder,
-    build_model_process,
-    build_searcher,
-    find_model_process,
-    open_index,
-)
-from edgar_rag.config import Settings, load_settings
 from edgar_rag.dev import corpus_option, dev
-from edgar_rag.domain import FilingMeta, RawFiling
 from edgar_rag.errors import EdgarRagError, NotFoundError, SourceError
-from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
-from edgar_rag.ingest.indexer import FilingSource, IngestResult, Outcome, index_filings
-from edgar_rag.ingest.local import find_local_filings
-from edgar_rag.model.process import describe_status, status_json
-from edgar_rag.question.reading import read_question
-from edgar_rag.service.models import AskResponse, FilingEntry, HitJson
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from edgar_rag.config import Settings
+    from edgar_rag.domain import FilingMeta, RawFiling
+    from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
+    from edgar_rag.ingest.indexer import FilingSource, IngestResult
 
 log = logging.getLogger("edgar_rag")
 
@@ -63,6 +53,8 @@ class EdgarRagGroup(click.Group):
 
 
 def _settings(db: Path | None) -> Settings:
+    from edgar_rag.config import load_settings  # noqa: PLC0415
+
     settings = load_settings()
     return settings.model_copy(update={"db": db}) if db is not None else settings
 
@@ -78,6 +70,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 
 def _json(body: BaseModel | Sequence[BaseModel]) -> str:
     """The body the service would send for the same data (``service.models``), indented."""
+    from pydantic import BaseModel  # noqa: PLC0415
+
     if isinstance(body, BaseModel):
         return json.dumps(body.model_dump(mode="json"), indent=2)
     return json.dumps([row.model_dump(mode="json") for row in body], indent=2)
@@ -107,6 +101,10 @@ def ingest(
     paths: tuple[Path, ...], tickers: tuple[str, ...], years: tuple[int, ...], db: Path | None
 ) -> None:
     """Index 10-K filings from local files, or from SEC EDGAR when no --from is given."""
+    from edgar_rag.compose import build_company_list, build_embedder, open_index  # noqa: PLC0415
+    from edgar_rag.ingest.indexer import Outcome, index_filings  # noqa: PLC0415
+    from edgar_rag.ingest.local import find_local_filings  # noqa: PLC0415
+
     settings = _settings(db)
     tickers = tuple(t.upper() for arg in tickers for t in arg.replace(",", " ").split())
     sources: Sequence[FilingSource]
@@ -134,6 +132,8 @@ def ingest(
 def _edgar_sources(
     settings: Settings, tickers: Sequence[str], years: Sequence[int]
 ) -> list[FilingSource]:
+    from edgar_rag.compose import build_edgar_client  # noqa: PLC0415
+
     client = build_edgar_client(settings)
     companies = client.resolve_tickers(tickers)
     sources: list[FilingSource] = []
@@ -170,6 +170,8 @@ def _wanted(tickers: Sequence[str], years: Sequence[int]) -> Callable[[FilingMet
 def _run_with_progress(results: Any, total: int) -> list[IngestResult]:
     from tqdm import tqdm  # noqa: PLC0415 (only the ingest command draws a bar)
 
+    from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
+
     done: list[IngestResult] = []
     chunks = 0
     with tqdm(total=total, unit="filing", file=sys.stderr, dynamic_ncols=True, disable=None) as bar:
@@ -183,6 +185,8 @@ def _run_with_progress(results: Any, total: int) -> list[IngestResult]:
 
 
 def _describe(result: IngestResult) -> str:
+    from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
+
     meta = result.meta
     if result.outcome is Outcome.INDEXED and meta is not None:
         who = meta.ticker or meta.company
@@ -196,6 +200,8 @@ def _describe(result: IngestResult) -> str:
 def _require_every_request_met(
     results: Sequence[IngestResult], tickers: Sequence[str], years: Sequence[int]
 ) -> None:
+    from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
+
     have = [r.meta for r in results if r.meta is not None and r.outcome is not Outcome.SKIPPED]
     if not tickers and not years:
         return
@@ -232,6 +238,10 @@ def search(
     """Rank the passages that best answer QUESTION (one filing, or the whole corpus)."""
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
+    from edgar_rag.compose import build_searcher, open_index  # noqa: PLC0415
+    from edgar_rag.question.reading import read_question  # noqa: PLC0415
+    from edgar_rag.service.models import HitJson  # noqa: PLC0415
+
     settings = _settings(db)
     with closing(open_index(settings)) as index:
         searcher = build_searcher(settings, index)
@@ -272,6 +282,10 @@ def ask(
     """Answer QUESTION from a filing (or the whole corpus), citing the passages it quotes."""
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
+    from edgar_rag.answer.render import response_text  # noqa: PLC0415
+    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
+    from edgar_rag.service.models import AskResponse  # noqa: PLC0415
+
     settings = _settings(db)
     with closing(open_index(settings)) as index:
         scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
@@ -302,7 +316,10 @@ def model() -> None:
 @json_option
 def model_status(as_json: bool) -> None:
     """Show the running local model process, if any."""
-    process = find_model_process(load_settings())
+    from edgar_rag.compose import find_model_process  # noqa: PLC0415
+    from edgar_rag.model.process import describe_status, status_json  # noqa: PLC0415
+
+    process = find_model_process(_settings(None))
     status = process.status()
     process.close()
     if as_json:
@@ -316,7 +333,10 @@ def model_status(as_json: bool) -> None:
 @model.command(name="start")
 def model_start() -> None:
     """Start the local model process now (`ask` and `serve` start it on first use)."""
-    process = build_model_process(load_settings(), _model_progress, _announce)
+    from edgar_rag.compose import build_model_process  # noqa: PLC0415
+    from edgar_rag.model.process import describe_status  # noqa: PLC0415
+
+    process = build_model_process(_settings(None), _model_progress, _announce)
     process.ensure()
     status = process.status()
     process.close()
@@ -330,7 +350,9 @@ def model_start() -> None:
 @model.command(name="stop")
 def model_stop() -> None:
     """Stop the local model process (a request it is answering finishes first)."""
-    process = find_model_process(load_settings())
+    from edgar_rag.compose import find_model_process  # noqa: PLC0415
+
+    process = find_model_process(_settings(None))
     stopped = process.stop()
     process.close()
     click.echo("not running" if stopped is None else f"stopped (pid {stopped.pid})")
@@ -352,6 +374,7 @@ def serve(host: str, port: int, db: Path | None) -> None:
 @db_option
 def thresholds(split: str, db: Path | None) -> None:
     """Fit the cosine gate's threshold on the golden set's answerable questions."""
+    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.eval.answering import GOLDEN, fit_cosine_threshold  # noqa: PLC0415
     from edgar_rag.eval.golden import read_golden  # noqa: PLC0415
 
@@ -395,9 +418,13 @@ def financebench(
 @json_option
 def filings(db: Path | None, as_json: bool) -> None:
     """List the indexed filings."""
+    from edgar_rag.compose import open_index  # noqa: PLC0415
+
     with closing(open_index(_settings(db))) as index:
         summaries = index.filings()
     if as_json:
+        from edgar_rag.service.models import FilingEntry  # noqa: PLC0415
+
         click.echo(_json([FilingEntry.model_validate(s) for s in summaries]))
         return
     click.echo(

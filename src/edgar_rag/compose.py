@@ -1,42 +1,38 @@
-"""Settings in, adapters out: the one place that picks implementations."""
+"""Settings in, adapters out: the one place that picks implementations.
+
+Each builder imports the implementation it picks in its own body, so that a command needs only
+what it builds (``edgar-rag filings`` opens SQLite, and never loads the embedders, PostgreSQL's
+driver, HTTP or the model).
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import httpx
-
-from edgar_rag.answer.answerer import Answerer, AnswerSettings
-from edgar_rag.answer.computed import ComputedAnswers
-from edgar_rag.answer.generators import (
-    AnthropicGenerator,
-    EchoGenerator,
-    OllamaGenerator,
-    OpenAICompatibleGenerator,
-)
-from edgar_rag.answer.local_model import MODEL_FILE, assemble_model
-from edgar_rag.answer.prompt import draw_refusal_token
-from edgar_rag.answer.tapes import TapeGenerator
-from edgar_rag.config import EmbedderName, Settings
-from edgar_rag.domain import Embedder, FilingStore, Generator
 from edgar_rag.errors import ConfigError
-from edgar_rag.figures.library import load_library
-from edgar_rag.index.embedders import HashingEmbedder, MiniLMEmbedder, OnnxMiniLMEmbedder
-from edgar_rag.index.postgres import PostgresIndex
-from edgar_rag.index.rerankers import CrossEncoderReranker
-from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.ingest.edgar import EdgarClient
-from edgar_rag.ingest.registrants import CompanyList
-from edgar_rag.model.generator import LocalModelGenerator
-from edgar_rag.model.process import Announce, ModelProcess
-from edgar_rag.model.state import ModelOptions
-from edgar_rag.question.companies import CompanyDirectory
-from edgar_rag.retrieve.search import Searcher
+
+if TYPE_CHECKING:
+    from edgar_rag.answer.answerer import Answerer
+    from edgar_rag.config import EmbedderName, Settings
+    from edgar_rag.domain import Embedder, FilingStore, Generator
+    from edgar_rag.ingest.edgar import EdgarClient
+    from edgar_rag.ingest.registrants import CompanyList
+    from edgar_rag.model.process import Announce, ModelProcess
+    from edgar_rag.model.state import ModelOptions
+    from edgar_rag.question.companies import CompanyDirectory
+    from edgar_rag.retrieve.search import Searcher
 
 
 def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
+    from edgar_rag.index.embedders import (  # noqa: PLC0415
+        HashingEmbedder,
+        MiniLMEmbedder,
+        OnnxMiniLMEmbedder,
+    )
+
     if name == "hashing":
         return HashingEmbedder()
     if name == "minilm":
@@ -47,12 +43,19 @@ def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
 def open_index(settings: Settings) -> FilingStore:
     """PostgreSQL when EDGAR_RAG_DATABASE_URL is set, else the SQLite file."""
     if settings.database_url is not None:
+        from edgar_rag.index.postgres import PostgresIndex  # noqa: PLC0415
+
         return PostgresIndex(settings.database_url.get_secret_value())
+    from edgar_rag.index.sqlite import SqliteIndex  # noqa: PLC0415
+
     return SqliteIndex(settings.db)
 
 
 def build_searcher(settings: Settings, index: FilingStore) -> Searcher:
     """A searcher whose query embedder is the one that built the index."""
+    from edgar_rag.index.rerankers import CrossEncoderReranker  # noqa: PLC0415
+    from edgar_rag.retrieve.search import Searcher  # noqa: PLC0415
+
     embedder = build_embedder(settings.embedder, settings.model_dir)
     recorded = index.embedder_identity()
     if recorded is not None and recorded != embedder.identity:
@@ -70,17 +73,25 @@ def build_model_process(
 ) -> ModelProcess:
     """The local model process of the settings' model cache, to answer with (the model file is
     assembled from its parts the first time)."""
+    from edgar_rag.answer.local_model import assemble_model  # noqa: PLC0415
+    from edgar_rag.model.process import ModelProcess  # noqa: PLC0415
+
     model = assemble_model(settings.model_dir, progress)
     return ModelProcess(model, settings.model_dir, _model_options(settings), announce=announce)
 
 
 def find_model_process(settings: Settings) -> ModelProcess:
     """The local model process of the settings' model cache, to see or stop (nothing assembled)."""
+    from edgar_rag.answer.local_model import MODEL_FILE  # noqa: PLC0415
+    from edgar_rag.model.process import ModelProcess  # noqa: PLC0415
+
     model = settings.model_dir / MODEL_FILE
     return ModelProcess(model, settings.model_dir, _model_options(settings))
 
 
 def _model_options(settings: Settings) -> ModelOptions:
+    from edgar_rag.model.state import ModelOptions  # noqa: PLC0415
+
     return ModelOptions(
         threads=settings.model_threads or os.cpu_count() or 1,
         ctx=settings.model_ctx,
@@ -93,6 +104,8 @@ def build_generator(
     settings: Settings, progress: Progress | None = None, announce: Announce | None = None
 ) -> Generator:
     """The generator the settings name, wrapped in a tape when one is recording or replaying."""
+    from edgar_rag.answer.tapes import TapeGenerator  # noqa: PLC0415
+
     if settings.tape_mode in ("replay", "replay-paced"):
         paced = settings.tape_mode == "replay-paced"
         return TapeGenerator(None, _tape_path(settings), "replay", paced=paced)
@@ -111,6 +124,16 @@ def _tape_path(settings: Settings) -> Path:
 def _plain_generator(
     settings: Settings, progress: Progress | None, announce: Announce | None
 ) -> Generator:
+    import httpx  # noqa: PLC0415
+
+    from edgar_rag.answer.generators import (  # noqa: PLC0415
+        AnthropicGenerator,
+        EchoGenerator,
+        OllamaGenerator,
+        OpenAICompatibleGenerator,
+    )
+    from edgar_rag.model.generator import LocalModelGenerator  # noqa: PLC0415
+
     timeout = settings.generator_timeout_s
     name = settings.generator
     if name == "echo":
@@ -136,12 +159,16 @@ def _plain_generator(
 
 def build_directory(index: FilingStore) -> CompanyDirectory:
     """Public companies (edgartools' offline list) and the companies in the index."""
+    from edgar_rag.question.companies import CompanyDirectory  # noqa: PLC0415
+
     indexed = [(s.company, s.ticker, s.cik) for s in index.filings()]
     return CompanyDirectory.from_edgartools(indexed)
 
 
 def build_company_list() -> CompanyList:
     """Public companies by name (edgartools' offline list), for filings only a cover names."""
+    from edgar_rag.ingest.registrants import CompanyList  # noqa: PLC0415
+
     return CompanyList.from_edgartools()
 
 
@@ -151,6 +178,11 @@ def build_answerer(
     progress: Progress | None = None,
     announce: Announce | None = None,
 ) -> Answerer:
+    from edgar_rag.answer.answerer import Answerer, AnswerSettings  # noqa: PLC0415
+    from edgar_rag.answer.computed import ComputedAnswers  # noqa: PLC0415
+    from edgar_rag.answer.prompt import draw_refusal_token  # noqa: PLC0415
+    from edgar_rag.figures.library import load_library  # noqa: PLC0415
+
     secret = settings.refusal_secret.get_secret_value().encode()
     return Answerer(
         searcher=build_searcher(settings, index),
@@ -163,6 +195,10 @@ def build_answerer(
 
 
 def build_edgar_client(settings: Settings) -> EdgarClient:
+    import httpx  # noqa: PLC0415
+
+    from edgar_rag.ingest.edgar import EdgarClient  # noqa: PLC0415
+
     return EdgarClient(
         http=httpx.Client(follow_redirects=True),
         contact=settings.sec_contact,
