@@ -180,6 +180,12 @@ def test_a_computed_answer_shows_its_formula_with_each_operand_cited(
         quote = page.locator("#passage-text mark")
         expect(quote).to_have_count(1)
         expect(quote).to_contain_text("416,161")
+        # The statement shows as it prints: a table with its column headers, the quoted row's
+        # cell of the cited figure marked, no index row text ("Net sales | 2025: ...").
+        table = page.locator("#passage-text table.printed", has=page.locator("mark"))
+        expect(table.locator("thead th").nth(1)).not_to_be_empty()
+        expect(table.locator("tr.quoted td mark")).to_have_text("416,161")
+        expect(page.locator("#passage-text")).not_to_contain_text(" | ")
         shot = tmp_path / "page-computed.png"
         page.screenshot(path=str(shot))
         print(f"screenshot of the computed answer: {shot}")
