@@ -8,11 +8,10 @@ import re
 from collections import Counter
 from functools import cache
 from pathlib import Path
-from typing import Literal, Self
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from edgar_rag.eval.narrative import NarrativeQuestion, read_narrative
 from narrative_corpus import CORPUS, CORPUS_TICKERS, MANIFEST, filing_paths, item_texts, manifest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -20,7 +19,6 @@ QUESTIONS = DATA / "narrative" / "questions.jsonl"
 RETRIEVAL = DATA / "retrieval" / "narrative.jsonl"
 SPLIT = DATA / "golden" / "split.json"
 
-ITEM_PATTERN = r"^(Item \d{1,2}[A-C]?|Cover|Document)$"
 COMPANY_CAP = 0.12
 """No company holds more than this share of the questions."""
 UNIT_REACH = 150
@@ -35,82 +33,10 @@ COMPANY_NAMES = {
 }  # fmt: skip
 """How a corpus-wide question names each company (no ticker filter narrows it)."""
 
-Topic = Literal[
-    "risk",
-    "segment",
-    "strategy",
-    "competition",
-    "people",
-    "cyber",
-    "legal",
-    "property",
-    "market-risk",
-    "accounting",
-    "controls",
-    "capital",
-    "supply",
-    "regulation",
-    "shares",
-    "concentration",
-    "backlog",
-    "other",
-]
-
-
-class AnswerQuestion(BaseModel):
-    """One line of ``data/narrative/questions.jsonl``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str = Field(pattern=r"^n\d{2,}$")
-    ticker: str
-    fiscal_year: int
-    split: Literal["dev", "eval"]
-    scope: Literal["filing", "corpus"]
-    expect: Literal["answer", "decline"]
-    question: str = Field(min_length=10)
-    item: str | None = Field(pattern=ITEM_PATTERN)
-    phrase: str | None
-    topic: Topic
-    figure: str | None
-    unit: str | None
-    why: str | None
-    absent: tuple[str, ...]
-
-    @model_validator(mode="after")
-    def _fields_fit_the_kind(self) -> Self:
-        if (self.item is None) != (self.phrase is None):
-            raise ValueError("item and phrase come together")
-        if self.phrase is not None and (
-            not 4 <= len(self.phrase.split()) <= 12 or self.phrase.strip() != self.phrase
-        ):
-            raise ValueError(f"the phrase is not 4 to 12 words: {self.phrase!r}")
-        if (self.figure is None) != (self.unit is None):
-            raise ValueError("figure and unit come together")
-        if self.figure is not None and (self.phrase is None or self.figure not in self.phrase):
-            raise ValueError(f"the figure {self.figure!r} is not in the phrase")
-        if self.expect == "answer":
-            if self.phrase is None or self.why is not None or self.absent:
-                raise ValueError("an answerable question has a phrase and no why or absent")
-        else:
-            if not self.why or self.figure is not None or self.scope != "filing":
-                raise ValueError("a decline has a why, no figure, and a filing scope")
-            if not self.absent and self.phrase is None:
-                raise ValueError("a decline shows its absent terms or the contradicting phrase")
-        return self
-
-    @property
-    def kind(self) -> str:
-        """``figure``, ``prose`` or ``decline``: how the set is counted and reported."""
-        if self.expect == "decline":
-            return "decline"
-        return "figure" if self.figure is not None else "prose"
-
 
 @cache
-def _questions() -> tuple[AnswerQuestion, ...]:
-    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()
-    return tuple(AnswerQuestion.model_validate_json(line) for line in lines if line.strip())
+def _questions() -> tuple[NarrativeQuestion, ...]:
+    return tuple(read_narrative(QUESTIONS))
 
 
 def _kinds() -> Counter[str]:
