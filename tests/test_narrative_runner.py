@@ -73,6 +73,10 @@ QUESTIONS = (
         "n04", question="What was Apple's headcount at the end of fiscal 2025?",
         item="Item 1", phrase=HEADCOUNT, figure="166,000", unit="full-time equivalent employees",
     ),
+    _question(
+        "n05", question="Who leads cybersecurity risk management at Apple?", topic="cyber",
+        fiscal_year=2024, scope="corpus", item="Item 1C", phrase=CYBER,
+    ),
 )  # fmt: skip
 
 
@@ -89,6 +93,7 @@ def _replies() -> list[Reply]:
              "Security [{marker}]."),
         refuse,
         refuse,
+        cite(CYBER, "Apple's Head of Corporate Information Security leads it [{marker}]."),
     ]  # fmt: skip
 
 
@@ -107,6 +112,16 @@ def test_an_answer_is_correct_when_it_cites_the_phrase_and_states_the_figure(
     assert (by_id["n03"].kind, by_id["n03"].outcome) == ("decline", "model_declined")
     assert (by_id["n04"].outcome, by_id["n04"].correct) == ("model_declined", False)
     assert all(record.phrase_in_prompt for record in (by_id["n01"], by_id["n02"]))
+    assert (by_id["n05"].scope, by_id["n05"].correct) == ("corpus", True), by_id["n05"]
+
+
+def test_a_corpus_wide_answer_citing_another_filing_is_not_correct(index: SqliteIndex) -> None:
+    # Asked of the whole corpus, the passage found is the fiscal 2024 filing's: the same words,
+    # but not the filing the question expects.
+    expects_2025 = QUESTIONS[-1].model_copy(update={"fiscal_year": 2025})
+    model = ScriptedGenerator(_replies()[-1:])
+    [record] = run_narrative(_answerer(index, model), index, [expects_2025], "dev")
+    assert (record.outcome, record.cites_phrase, record.correct) == ("answered", False, False)
 
 
 def test_a_question_of_the_other_split_is_not_asked(index: SqliteIndex) -> None:
@@ -137,9 +152,9 @@ def test_a_recorded_tape_replays_the_same_run_with_no_model(
     assert scored(replayed) == scored(recorded)
     assert all(r["replayed"] for r in replayed["records"])
     page = render_narrative([recorded, replayed | {"split": "eval"}])
-    assert "## dev split: 4 of 4 questions" in page
+    assert "## dev split: 5 of 5 questions" in page
     assert "## Dev/eval gap (arm none)" in page
-    assert "| cyber | 1 |" in page
+    assert "| cyber | 2 | 2/2 = 100.0%" in page
 
 
 def test_an_interrupted_run_resumes_from_its_partial_file(
@@ -152,6 +167,6 @@ def test_an_interrupted_run_resumes_from_its_partial_file(
     model = ScriptedGenerator(_replies()[2:])
     again = run_narrative(_answerer(index, model), index, QUESTIONS, "dev", partial)
     assert [asdict(r) for r in again[:2]] == [asdict(r) for r in first]
-    assert len(model.prompts) == 2
-    assert len(partial.read_text(encoding="utf-8").splitlines()) == 4
+    assert len(model.prompts) == len(QUESTIONS) - 2
+    assert len(partial.read_text(encoding="utf-8").splitlines()) == len(QUESTIONS)
     assert json.loads(partial.read_text(encoding="utf-8").splitlines()[0])["id"] == "n01"

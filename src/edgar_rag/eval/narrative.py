@@ -159,17 +159,20 @@ def cites_phrase(response: Response, prepared: Prepared, question: NarrativeQues
     if question.phrase is None:
         return False
     phrase = _flat(question.phrase)
+    expected = (question.ticker, question.fiscal_year)
+    given = [
+        hit.passage.chunk
+        for hit in prepared.given
+        if (hit.passage.filing.ticker, hit.passage.filing.fiscal_year) == expected
+    ]
     for citation in response.citations:
-        filing = citation.filing
-        if (filing.ticker, filing.fiscal_year) != (question.ticker, question.fiscal_year):
+        if (citation.filing.ticker, citation.filing.fiscal_year) != expected:
             continue
-        if phrase in _flat(citation.quote):
+        if phrase in _flat(citation.quote) or any(
+            chunk.start <= citation.start < chunk.end and phrase in _flat(chunk.text)
+            for chunk in given
+        ):
             return True
-        for hit in prepared.given:
-            chunk = hit.passage.chunk
-            same = hit.passage.filing.accession == filing.accession
-            if same and chunk.start <= citation.start < chunk.end and phrase in _flat(chunk.text):
-                return True
     return False
 
 
