@@ -90,6 +90,13 @@ def test_the_corpus_wide_questions_name_their_company_and_are_answerable() -> No
             assert COMPANY_NAMES[question.ticker] in question.question, question.id
 
 
+def test_a_corpus_wide_question_names_its_year_when_its_company_has_two_filings() -> None:
+    years = Counter(ticker for ticker, _ in filing_paths()) if MANIFEST.exists() else Counter()
+    for question in _questions():
+        if question.scope == "corpus" and years[question.ticker] > 1:
+            assert re.search(r"\b20\d\d\b", question.question), question.id
+
+
 @pytest.mark.skipif(
     not MANIFEST.exists(),
     reason=f"the shared corpus is not at {CORPUS}; the set cannot be checked against it",
