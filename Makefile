@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test browser docs-check bench bench-load bench-model corpus items retrieval computed answering eval result eval-ci eval-baseline demo clean
+.PHONY: setup lock check lint test browser docs-check bench bench-load bench-model corpus items retrieval computed answering narrative eval result eval-ci eval-baseline demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -105,6 +105,13 @@ answering: build/corpus.db
 	EDGAR_RAG_TAPE=data/golden/tape-dev.jsonl EDGAR_RAG_TAPE_MODE=record \
 	  $(BIN)/edgar-rag dev eval answering --split dev
 	$(MAKE) eval
+
+# One generation per dev-split narrative question (data/narrative/) with the local model, recorded
+# on a tape; the page docs/narrative.md is rendered from the runs.
+narrative: build/corpus.db
+	EDGAR_RAG_DB=build/corpus.db EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache \
+	EDGAR_RAG_TAPE=data/narrative/tape-dev.jsonl EDGAR_RAG_TAPE_MODE=record \
+	  $(BIN)/edgar-rag dev eval narrative --split dev
 
 # Rebuild the evaluation pages from the committed runs (no model, no index).
 eval: setup

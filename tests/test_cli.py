@@ -179,7 +179,7 @@ def test_the_dev_commands_are_hidden_from_help_but_each_parses_its_options() -> 
     assert "eval" in listed
     assert "bench" in listed
     for group, commands in {
-        "eval": ["answering", "computed", "render", "regression", "retrieval"],
+        "eval": ["answering", "computed", "narrative", "render", "regression", "retrieval"],
         "bench": ["ingest", "model", "load", "corpus", "items", "embedding"],
     }.items():
         assert all(name in invoke(runner, "dev", group, "--help").stdout for name in commands)
@@ -191,6 +191,12 @@ def test_dev_eval_render_prints_that_no_run_is_committed(run: CliRunner) -> None
     printed = invoke(run, "dev", "eval", "render", "--print")
     assert printed.exit_code == 0
     assert printed.stdout == "no answering run committed\n"
+
+
+def test_dev_eval_narrative_renders_nothing_before_a_run(run: CliRunner) -> None:
+    printed = invoke(run, "dev", "eval", "narrative", "--render")
+    assert printed.exit_code == 0
+    assert printed.stdout == "no narrative run yet: nothing to render\n"
 
 
 def test_loading_the_command_imports_no_evaluation_or_benchmark() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
@@ -11,18 +10,9 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from edgar_rag.domain import RawFiling
-from edgar_rag.ingest.pipeline import ingest_filing
+from narrative_corpus import CORPUS, CORPUS_TICKERS, MANIFEST, filing_paths, item_texts, manifest
 
 NARRATIVE = Path(__file__).resolve().parents[1] / "data" / "retrieval" / "narrative.jsonl"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-MANIFEST = CORPUS / "filings" / "manifest.csv"
-
-# The companies of the corpus manifest, for when the corpus is not next to the repository.
-CORPUS_TICKERS = frozenset(
-    {"AAPL", "NVDA", "AMZN", "TSLA", "WMT", "HD", "JNJ", "META"}
-    | {"WFC", "V", "PGR", "UNP", "BA", "PG", "MCD", "GOOGL"}
-)
 ITEM_PATTERN = r"^(Item \d{1,2}[A-C]?|Document)$"
 
 Topic = Literal[
@@ -64,11 +54,6 @@ def _questions() -> tuple[NarrativeQuestion, ...]:
     return tuple(NarrativeQuestion.model_validate_json(line) for line in lines if line.strip())
 
 
-def _manifest() -> list[dict[str, str]]:
-    with MANIFEST.open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
-
-
 def test_every_line_is_a_valid_question() -> None:
     questions = _questions()
     assert questions
@@ -87,7 +72,7 @@ def test_there_are_at_least_forty_questions() -> None:
 
 
 def test_every_company_of_the_corpus_appears() -> None:
-    companies = {row["ticker"] for row in _manifest()} if MANIFEST.exists() else CORPUS_TICKERS
+    companies = {row["ticker"] for row in manifest()} if MANIFEST.exists() else CORPUS_TICKERS
     asked = {question.ticker for question in _questions()}
     assert companies - asked == set()
 
@@ -103,7 +88,7 @@ def test_the_main_items_are_all_asked_about() -> None:
     reason=f"the shared corpus is not at {CORPUS}; the phrases cannot be checked against it",
 )
 def test_every_phrase_occurs_verbatim_in_its_item() -> None:
-    paths = {(row["ticker"], int(row["fiscal_year"])): row["path"] for row in _manifest()}
+    paths = filing_paths()
     by_filing: dict[tuple[str, int], list[NarrativeQuestion]] = defaultdict(list)
     for question in _questions():
         by_filing[question.ticker, question.fiscal_year].append(question)
@@ -112,12 +97,8 @@ def test_every_phrase_occurs_verbatim_in_its_item() -> None:
         if key not in paths:
             problems.append(f"{key}: not in the corpus manifest")
             continue
-        path = CORPUS / paths[key]
-        parsed = ingest_filing(RawFiling(path.read_bytes(), str(path)))
-        items: dict[str, list[str]] = defaultdict(list)
-        for section in parsed.sections:
-            items[section.item].append(parsed.text[section.start : section.end])
+        items = item_texts(*key)
         for question in questions:
-            if not any(question.phrase in text for text in items[question.item]):
+            if not any(question.phrase in text for text in items.get(question.item, ())):
                 problems.append(f"{question.id} {key} {question.item}: {question.phrase!r}")
     assert problems == []

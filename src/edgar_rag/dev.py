@@ -69,6 +69,23 @@ def answering(corpus: Path, split: str, generate: bool, finish_partial: bool) ->
 
 
 @evaluations.command()
+@click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
+@click.option("--render", "render_only", is_flag=True, help="Only rebuild docs/narrative.md.")
+def narrative(split: str, render_only: bool) -> None:
+    """Answer the narrative set's split (data/narrative/run-SPLIT.json), then its page.
+
+    The generator is the settings' (EDGAR_RAG_TAPE and EDGAR_RAG_TAPE_MODE record or replay
+    data/narrative/tape-SPLIT.jsonl, as `make answering` does for the golden set).
+    """
+    from edgar_rag.eval import narrative as evaluation  # noqa: PLC0415
+
+    if not render_only:
+        click.echo(f"wrote {evaluation.record_narrative(split)}")
+    page = evaluation.write_narrative_page()
+    click.echo(f"wrote {page}" if page else "no narrative run yet: nothing to render")
+
+
+@evaluations.command()
 @click.option("--print", "print_arms", is_flag=True, help="Print the arms table instead.")
 def render(print_arms: bool) -> None:
     """Rebuild the evaluation pages from the committed runs (`make eval`, `make result`)."""

@@ -1,0 +1,488 @@
+"""The narrative answer evaluation: the hand-written set of ``data/narrative/questions.jsonl``
+through the same answer path, arms and statistics as the golden set.
+
+Each question is searched once and generated once (company guard off, as the golden runner does);
+every arm is a mask over that generation (``edgar_rag.eval.report.arm_outcome``). An answer is
+correct when it is not declined, cites a passage of the expected filing that contains the
+question's phrase and, for a figure question, states the figure. A decline question is answered
+falsely when anything is answered. The run is written to ``data/narrative/run-<split>.json``;
+the page is a pure function of the runs.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from edgar_rag.answer.answerer import Answerer, Prepared
+from edgar_rag.answer.gates import apply_gate
+from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
+from edgar_rag.answer.tapes import NotRecorded
+from edgar_rag.domain import Generation, Reason, Response
+from edgar_rag.eval.report import ARMS, arm_outcome
+from edgar_rag.markdown import interval, share, table
+from edgar_rag.question.companies import company_guard
+
+QUESTIONS = Path("data/narrative/questions.jsonl")
+ITEM_PATTERN = r"^(Item \d{1,2}[A-C]?|Cover|Document)$"
+KINDS = ("prose", "figure", "decline")
+
+Topic = Literal[
+    "risk",
+    "segment",
+    "strategy",
+    "competition",
+    "people",
+    "cyber",
+    "legal",
+    "property",
+    "market-risk",
+    "accounting",
+    "controls",
+    "capital",
+    "supply",
+    "regulation",
+    "shares",
+    "concentration",
+    "backlog",
+    "other",
+]
+
+
+class NarrativeQuestion(BaseModel):
+    """One line of ``data/narrative/questions.jsonl`` (its README says what each key means)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^n\d{2,}$")
+    ticker: str
+    fiscal_year: int
+    split: Literal["dev", "eval"]
+    scope: Literal["filing", "corpus"]
+    expect: Literal["answer", "decline"]
+    question: str = Field(min_length=10)
+    item: str | None = Field(pattern=ITEM_PATTERN)
+    phrase: str | None
+    topic: Topic
+    figure: str | None
+    unit: str | None
+    why: str | None
+    absent: tuple[str, ...]
+
+    @model_validator(mode="after")
+    def _fields_fit_the_kind(self) -> Self:
+        if (self.item is None) != (self.phrase is None):
+            raise ValueError("item and phrase come together")
+        if self.phrase is not None and (
+            not 4 <= len(self.phrase.split()) <= 12 or self.phrase.strip() != self.phrase
+        ):
+            raise ValueError(f"the phrase is not 4 to 12 words: {self.phrase!r}")
+        if (self.figure is None) != (self.unit is None):
+            raise ValueError("figure and unit come together")
+        if self.figure is not None and (self.phrase is None or self.figure not in self.phrase):
+            raise ValueError(f"the figure {self.figure!r} is not in the phrase")
+        if self.expect == "answer":
+            if self.phrase is None or self.why is not None or self.absent:
+                raise ValueError("an answerable question has a phrase and no why or absent")
+        else:
+            if not self.why or self.figure is not None or self.scope != "filing":
+                raise ValueError("a decline has a why, no figure, and a filing scope")
+            if not self.absent and self.phrase is None:
+                raise ValueError("a decline shows its absent terms or the contradicting phrase")
+        return self
+
+    @property
+    def kind(self) -> str:
+        """``figure``, ``prose`` or ``decline``: how the set is counted and reported."""
+        if self.expect == "decline":
+            return "decline"
+        return "figure" if self.figure is not None else "prose"
+
+
+def read_narrative(path: Path = QUESTIONS) -> list[NarrativeQuestion]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [NarrativeQuestion.model_validate_json(line) for line in lines if line.strip()]
+
+
+@dataclass(frozen=True, slots=True)
+class NarrativeRecord:
+    """What happened to one narrative question, enough to score every arm without a model."""
+
+    id: str
+    kind: str
+    topic: str
+    scope: str
+    ticker: str
+    fiscal_year: int
+    best_cosine: float | None
+    company_declined: bool
+    period_declined: bool
+    outcome: str
+    """``answered`` or the decline reason of the shared generation (company guard off)."""
+    cites_phrase: bool
+    """A citation is a passage of the expected filing that contains the phrase."""
+    states_figure: bool
+    correct: bool
+    phrase_in_prompt: bool
+    """A passage the model was given contains the phrase (retrieval found the answer)."""
+    text: str | None
+    generate_s: float
+    prompt_tokens: int
+    replayed: bool = False
+    computed: bool = False
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def states_figure(text: str, figure: str) -> bool:
+    """The answer states the figure as printed, or one it supports (``1.6 million`` for
+    ``1,600,000``)."""
+    gold = find_figures(figure)
+    if not gold:
+        return _flat(figure) in _flat(text)
+    printed = PrintedFigure(gold[0], (), header=None, label=None)
+    return any(supports(printed, claim) for claim in find_figures(text))
+
+
+def cites_phrase(response: Response, prepared: Prepared, question: NarrativeQuestion) -> bool:
+    """Some citation is of the expected filing and its passage (or its quote) holds the phrase."""
+    if question.phrase is None:
+        return False
+    phrase = _flat(question.phrase)
+    expected = (question.ticker, question.fiscal_year)
+    given = [
+        hit.passage.chunk
+        for hit in prepared.given
+        if (hit.passage.filing.ticker, hit.passage.filing.fiscal_year) == expected
+    ]
+    for citation in response.citations:
+        if (citation.filing.ticker, citation.filing.fiscal_year) != expected:
+            continue
+        if phrase in _flat(citation.quote) or any(
+            chunk.start <= citation.start < chunk.end and phrase in _flat(chunk.text)
+            for chunk in given
+        ):
+            return True
+    return False
+
+
+def _scope(index: Any, question: NarrativeQuestion) -> Any:
+    if question.scope == "corpus":
+        return index.resolve_scope()
+    return index.resolve_scope(ticker=question.ticker, fiscal_year=question.fiscal_year)
+
+
+def run_narrative(
+    answerer: Answerer,
+    index: Any,
+    questions: Sequence[NarrativeQuestion],
+    split: str,
+    partial: Path | None = None,
+) -> list[NarrativeRecord]:
+    """One record per question of the split; each is appended to ``partial`` as it is made, and
+    questions already there are not asked again (an interrupted run resumes)."""
+    done = _read_partial(partial)
+    records = []
+    for question in (q for q in questions if q.split == split):
+        if question.id in done:
+            records.append(done[question.id])
+            continue
+        scope = _scope(index, question)
+        filing = scope.filing
+        prepared = answerer.prepare(question.question, scope)
+        phrase = _flat(question.phrase or "\0")
+        shown = any(phrase in _flat(hit.passage.chunk.text) for hit in prepared.given)
+        read = prepared.question
+        company = (
+            answerer.directory is not None
+            and filing is not None
+            and company_guard(read.text, read.companies, filing) is not None
+        )
+        period = not apply_gate("period", read, filing, prepared.hits, 0.0).passed
+        started = time.perf_counter()
+        response = answerer.compute(prepared, "none")
+        generation = None
+        if response is None:
+            generation = _generate(answerer, prepared, question)
+            response = answerer.conclude(prepared, generation, "none")
+        seconds = (generation.recorded_s if generation else 0.0) or time.perf_counter() - started
+        answered = response.reason is None and response.text is not None
+        text = response.text or ""
+        cited = answered and cites_phrase(response, prepared, question)
+        stated = answered and question.figure is not None and states_figure(text, question.figure)
+        correct = question.expect == "answer" and cited and (question.figure is None or stated)
+        records.append(
+            NarrativeRecord(
+                id=question.id, kind=question.kind, topic=question.topic, scope=question.scope,
+                ticker=question.ticker, fiscal_year=question.fiscal_year,
+                best_cosine=prepared.best, company_declined=company, period_declined=period,
+                outcome="answered" if answered else _reason(response),
+                cites_phrase=cited, states_figure=stated, correct=correct,
+                phrase_in_prompt=shown,
+                text=response.text if answered else (generation.text if generation else None),
+                generate_s=round(seconds, 3),
+                prompt_tokens=generation.prompt_tokens if generation else 0,
+                replayed=bool(generation and generation.replayed and not generation.recorded_s),
+                computed=generation is None,
+            )
+        )  # fmt: skip
+        if partial is not None:
+            with partial.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(asdict(records[-1])) + "\n")
+    return records
+
+
+def _generate(answerer: Answerer, prepared: Prepared, question: NarrativeQuestion) -> Generation:
+    try:
+        return answerer.generator.generate(prepared.prompt)
+    except NotRecorded as exc:
+        raise NotRecorded(
+            f"narrative question {question.id} ({question.question!r}) was not recorded: its "
+            f"prompt differs from every prompt on the tape ({exc})"
+        ) from exc
+
+
+def _reason(response: Response) -> str:
+    return (response.reason or Reason.UNSUPPORTED_CLAIM).value
+
+
+def _read_partial(partial: Path | None) -> dict[str, NarrativeRecord]:
+    if partial is None or not partial.exists():
+        return {}
+    rows = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines() if line]
+    return {row["id"]: NarrativeRecord(**row) for row in rows}
+
+
+def answer_narrative(
+    answerer: Answerer,
+    index: Any,
+    questions: Sequence[NarrativeQuestion],
+    split: str,
+    *,
+    partial: Path | None = None,
+) -> dict[str, Any]:
+    """The run of one split, as ``data/narrative/run-<split>.json`` holds it (the cosine arms'
+    thresholds are filled in by ``record_narrative``: none here, so those arms admit all)."""
+    records = run_narrative(answerer, index, questions, split, partial)
+    return {
+        "split": split,
+        "questions_in_split": sum(1 for q in questions if q.split == split),
+        "generator": answerer.generator.name,
+        "thresholds": {},
+        "records": [asdict(r) for r in records],
+    }
+
+
+def record_narrative(split: str) -> Path:
+    """Answer the split with the settings' generator (a tape when ``EDGAR_RAG_TAPE`` names one)
+    into ``data/narrative/run-<split>.json``, with the golden run's cosine thresholds."""
+    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
+    from edgar_rag.config import load_settings  # noqa: PLC0415
+
+    settings = load_settings()
+    out = QUESTIONS.parent / f"run-{split}.json"
+    partial = out.with_suffix(".partial.jsonl")
+    with closing(open_index(settings)) as index:
+        answerer = build_answerer(settings, index)
+        run = answer_narrative(answerer, index, read_narrative(), split, partial=partial)
+    golden = Path(f"data/golden/run-{split}.json")
+    if golden.exists():
+        run["thresholds"] = json.loads(golden.read_text(encoding="utf-8")).get("thresholds", {})
+    out.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    partial.unlink(missing_ok=True)
+    return out
+
+
+# The page -------------------------------------------------------------------------------------
+
+
+def _rate(count: int, n: int) -> str:
+    from edgar_rag.eval.stats import wilson  # noqa: PLC0415
+
+    bounds = wilson(count, n)
+    return share(count, n, count / n if n else None, (bounds.low, bounds.high))
+
+
+def _shown(run: dict[str, Any], arm: str) -> list[str]:
+    thresholds = run.get("thresholds", {})
+    return [arm_outcome(r, arm, thresholds.get(r["ticker"])) for r in run["records"]]
+
+
+def _correct(records: list[dict[str, Any]], shown: list[str], kinds: Sequence[str]) -> list[bool]:
+    return [
+        outcome == "answered" and bool(r["correct"])
+        for r, outcome in zip(records, shown, strict=True)
+        if r["kind"] in kinds
+    ]
+
+
+def _false(records: list[dict[str, Any]], shown: list[str]) -> list[bool]:
+    return [
+        outcome == "answered"
+        for r, outcome in zip(records, shown, strict=True)
+        if r["kind"] == "decline"
+    ]
+
+
+def _wrong_figures(records: list[dict[str, Any]], shown: list[str]) -> list[bool]:
+    """Figure questions answered without the figure: a wrong answer, not a decline."""
+    return [
+        outcome == "answered" and not r["states_figure"]
+        for r, outcome in zip(records, shown, strict=True)
+        if r["kind"] == "figure"
+    ]
+
+
+def _arms(run: dict[str, Any]) -> list[str]:
+    from edgar_rag.eval.stats import cluster_bootstrap  # noqa: PLC0415
+
+    records = run["records"]
+    clusters = [r["ticker"] for r in records if r["kind"] == "decline"]
+    rows = []
+    for arm in ARMS:
+        shown = _shown(run, arm)
+        prose = _correct(records, shown, ("prose",))
+        figure = _correct(records, shown, ("figure",))
+        wrong = _wrong_figures(records, shown)
+        false = _false(records, shown)
+        boot = cluster_bootstrap([float(f) for f in false], clusters, seed=0)
+        rows.append(
+            [
+                arm,
+                _rate(sum(prose) + sum(figure), len(prose) + len(figure)),
+                _rate(sum(prose), len(prose)),
+                _rate(sum(figure), len(figure)),
+                _rate(sum(wrong), len(wrong)),
+                _rate(sum(false), len(false)),
+                interval((boot.low, boot.high)),
+            ]
+        )
+    header = ["arm", "correct on answerable", "prose correct", "figure correct", "figure wrong"]
+    return table([*header, "false answers on unanswerable", "company-bootstrap 95%"], rows)
+
+
+def _paired_with_none(run: dict[str, Any]) -> list[str]:
+    from edgar_rag.eval.stats import mcnemar_exact  # noqa: PLC0415
+
+    records = run["records"]
+    kinds = ("prose", "figure")
+    none_ok = _correct(records, _shown(run, "none"), kinds)
+    lines = []
+    for arm in ARMS[1:]:
+        test = mcnemar_exact(none_ok, _correct(records, _shown(run, arm), kinds))
+        lines.append(
+            f"- {arm}: correct under none only {test.discordant_ab}, under {arm} only "
+            f"{test.discordant_ba}, p = {test.p_value:.3f}"
+        )
+    return lines
+
+
+def _by(run: dict[str, Any], key: str) -> list[str]:
+    records = run["records"]
+    shown = _shown(run, "none")
+    rows = []
+    for value in sorted({str(r[key]) for r in records}):
+        picked = [(r, o) for r, o in zip(records, shown, strict=True) if str(r[key]) == value]
+        answerable = [r["correct"] and o == "answered" for r, o in picked if r["kind"] != "decline"]
+        false = [o == "answered" for r, o in picked if r["kind"] == "decline"]
+        rows.append(
+            [
+                value,
+                len(picked),
+                _rate(sum(answerable), len(answerable)) if answerable else "-",
+                _rate(sum(false), len(false)) if false else "-",
+            ]
+        )
+    return table([key, "n", "correct on answerable", "false answers on unanswerable"], rows, "lr")
+
+
+def _reasons(run: dict[str, Any]) -> list[str]:
+    records = run["records"]
+    answerable = [r for r in records if r["kind"] != "decline"]
+    counts = Counter(
+        r["outcome"] if r["outcome"] != "answered" else _miss(r)
+        for r in answerable
+        if not r["correct"]
+    )
+    rows = [[reason, count] for reason, count in counts.most_common()]
+    return table(["why an answerable question was not correct (arm none)", "n"], rows, "lr")
+
+
+def _miss(record: dict[str, Any]) -> str:
+    if not record["cites_phrase"]:
+        return "answered, the phrase not cited" + (
+            "" if record["phrase_in_prompt"] else " (nor in the prompt)"
+        )
+    return "answered, the figure not stated"
+
+
+def _gap(runs: Sequence[dict[str, Any]]) -> list[str]:
+    rows = []
+    for run in runs:
+        records = run["records"]
+        shown = _shown(run, "none")
+        ok = _correct(records, shown, ("prose", "figure"))
+        false = _false(records, shown)
+        rows.append([run["split"], _rate(sum(ok), len(ok)), _rate(sum(false), len(false))])
+    return table(["split", "correct on answerable", "false answers on unanswerable"], rows)
+
+
+def render_narrative(runs: Sequence[dict[str, Any]]) -> str:
+    """The page of the narrative runs (one per split): arms, then per kind, topic, scope and
+    reason for each split, then the dev/eval gap."""
+    lines = [
+        "# Narrative answers",
+        "",
+        "Written by `edgar-rag dev eval narrative` from `data/narrative/run-<split>.json`: the "
+        "hand-written narrative set (`data/narrative/questions.jsonl`) through the answer path. "
+        "Correct: not declined, a citation of the expected filing whose passage holds the "
+        "question's phrase and, for a figure question, the figure stated. Each question was "
+        "searched and generated once; every arm is a mask over that generation. Intervals are "
+        "Wilson 95%.",
+        "",
+    ]
+    for run in runs:
+        n = len(run["records"])
+        lines += [
+            f"## {run['split']} split: {n} of {run['questions_in_split']} questions, generator "
+            f"`{run['generator']}`",
+            "",
+            *_arms(run),
+            "",
+            "Paired comparisons against `none` on answerable questions (exact McNemar):",
+            "",
+            *_paired_with_none(run),
+            "",
+            *_by(run, "kind"),
+            "",
+            *_by(run, "topic"),
+            "",
+            *_by(run, "scope"),
+            "",
+            *_reasons(run),
+            "",
+        ]
+    if len(runs) > 1:
+        lines += ["## Dev/eval gap (arm none)", "", *_gap(runs), ""]
+    return "\n".join(lines)
+
+
+def write_narrative_page(page: Path = Path("docs/narrative.md")) -> Path | None:
+    """Render ``page`` from the runs of ``data/narrative/`` (dev, then eval); None when no split
+    has been run."""
+    paths = [QUESTIONS.parent / f"run-{split}.json" for split in ("dev", "eval")]
+    runs = [json.loads(path.read_text(encoding="utf-8")) for path in paths if path.exists()]
+    if not runs:
+        return None
+    page.write_text(render_narrative(runs), encoding="utf-8")
+    return page
