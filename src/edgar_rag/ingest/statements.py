@@ -49,6 +49,9 @@ _CONNECTOR = re.compile(r"(?:\b(?:and|of|for|in|on|to|from|the|net|by|with|or)|[
 _SCALES = {"thousands": 3, "millions": 6, "billions": 9}
 _BARE_SCALE = re.compile(r"\(\s*(thousands|millions|billions)\b", re.IGNORECASE)
 _COMPREHENSIVE = re.compile(r"comprehensive", re.IGNORECASE)
+_PERCENT_HEADING = re.compile(r"%|\bpercent", re.IGNORECASE)
+_PHRASE_GAP = 2.0
+"""A gap wider than this many characters' width parts two sub-headings of one header line."""
 
 
 class StatementKind(StrEnum):
@@ -142,8 +145,11 @@ class Column:
     year: int
     period_end: date | None
     header: str
-    """What a rendered row prints before the figure: ``2019`` or ``December 31, 2019``."""
+    """What a rendered row prints before the figure: ``2019``, ``December 31, 2019``, or with
+    the column's own sub-heading under a period (``2019 % of sales``)."""
     centre: float
+    percent: bool = False
+    """Its sub-heading names a percentage (``%``, ``% of sales``): never read as an amount."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,7 +306,7 @@ def read_statement(
         if label.lower().startswith("total"):
             groups.close_innermost()
     blocks.extend(Block(text) for text, _ in pending)
-    years = tuple(column.year for column in columns) if columns else ()
+    years = tuple(dict.fromkeys(column.year for column in columns)) if columns else ()
     return ReadStatement(StatementPage(kind, title, page, years, rows), blocks, figures)
 
 
@@ -443,7 +449,53 @@ def _columns(head: Sequence[Line]) -> tuple[list[Column] | None, int]:
         columns.append(Column(year, _date(day, year) if day else None, header, centre))
     if len({column.year for column in columns}) < len(columns):
         return None, -1  # two columns of one year (a quarter, a restatement): not plain
+    if line_index + 1 < len(head):
+        split = _sub_columns(head[line_index + 1], columns)
+        if split is not None:
+            return split, line_index + 1
     return columns, line_index
+
+
+def _sub_columns(line: Line, columns: Sequence[Column]) -> list[Column] | None:
+    """A line of sub-headings under the years (``$ %`` or ``Amount % of sales`` under each
+    year), as one column per sub-heading with its year's period; None when the line is not
+    that: a figure in it, other sub-headings under each year, or none naming a percentage
+    (a note's table under one date, ``Long-Term Balance Sheet Contractual``, is not plain)."""
+    spacing = _spacing(columns)
+    words = [w for w in line.words if w.centre > columns[0].centre - spacing]
+    if not words or any(_FIGURE.match(w.text) or _YEAR.match(w.text) for w in words):
+        return None
+    phrases = _phrases(words)
+    per_year, rest = divmod(len(phrases), len(columns))
+    if per_year < 2 or rest:
+        return None
+    headings = [" ".join(w.text for w in phrase) for phrase in phrases]
+    if headings != headings[:per_year] * len(columns) or not any(
+        _PERCENT_HEADING.search(heading) for heading in headings
+    ):
+        return None
+    split: list[Column] = []
+    for index, (phrase, heading) in enumerate(zip(phrases, headings, strict=True)):
+        column = columns[index // per_year]
+        centre = (phrase[0].x0 + phrase[-1].x1) / 2
+        if min(columns, key=lambda c: abs(c.centre - centre)) is not column:
+            return None
+        header = column.header if heading in _CURRENCY else f"{column.header} {heading}"
+        percent = bool(_PERCENT_HEADING.search(heading))
+        split.append(Column(column.year, column.period_end, header, centre, percent))
+    return split
+
+
+def _phrases(words: Sequence[Word]) -> list[list[Word]]:
+    """Words grouped into phrases: a gap wider than a few characters starts another."""
+    char = sorted((w.x1 - w.x0) / max(len(w.text), 1) for w in words)[len(words) // 2]
+    phrases = [[words[0]]]
+    for before, word in itertools.pairwise(words):
+        if word.x0 - before.x1 > _PHRASE_GAP * char:
+            phrases.append([word])
+        else:
+            phrases[-1].append(word)
+    return phrases
 
 
 @dataclass(frozen=True, slots=True)
@@ -583,7 +635,8 @@ def _render_row(
         return Block(text, ChunkKind.TABLE, in_table=True), []
     scale_text, kind = table.scale_text, table.kind
     unit, scale = _unit_and_scale(label, scale_text, table.excepted)
-    if unit == "USD" and table.cents_per_share and all(_cents(w.text) for _, w in placed):
+    amounts = [word for column, word in placed if not column.percent]
+    if unit == "USD" and table.cents_per_share and all(_cents(w.text) for w in amounts):
         unit, scale = "USD/shares", 0
     parts = [label] if label else []
     anchors: list[Anchor] = []
@@ -594,10 +647,12 @@ def _render_row(
         prefix = f"{column.header}: "
         if parts:
             position += 3
-        figure_id = f"row:{row_id}.{number}"
-        anchors.append(Anchor(figure_id, position + len(prefix)))
         parts.append(prefix + displayed)
         position += len(prefix) + len(displayed)
+        if column.percent:
+            continue  # printed in the row, never a figure: a share is not an amount
+        figure_id = f"row:{row_id}.{number}"
+        anchors.append(Anchor(figure_id, position - len(displayed)))
         value = figure_value(displayed) * (10**scale if unit != "percent" else 1)
         figures.append(RowFigure(figure_id, kind, label, column, displayed, value, unit, scale))
     if scale and unit in {"USD", "shares"} and scale_text:

@@ -66,17 +66,29 @@ class Scale:
 
 
 def _merge_fragments(cells: Sequence[Cell]) -> list[Cell]:
-    """Join the ``$`` before a figure and the ``%`` or ``)`` after it into the figure's cell."""
+    """Join the ``$`` before a figure and the ``%`` or ``)`` after it into the figure's cell.
+
+    A ``$`` or ``%`` next to no figure is a cell of its own: in a header row it is the
+    sub-heading of an amount or a percentage column (Tesla's ``2022`` over ``$`` and ``%``,
+    Home Depot's ``Fiscal 2024`` over ``$`` and ``% of Net Sales``), never part of another."""
     merged: list[Cell] = []
     pending_prefix: Cell | None = None
     for cell in cells:
         text = cell.text
         if not text:
             continue
+        if pending_prefix is not None and not is_figure(text):
+            merged.append(pending_prefix)
+            pending_prefix = None
         if text in _CURRENCY or text == "(":
-            pending_prefix = cell if text == "(" else Cell("", cell.first_column, cell.first_column)
+            pending_prefix = cell
             continue
-        if merged and _TRAILERS.match(text):
+        if (
+            merged
+            and pending_prefix is None
+            and _TRAILERS.match(text)
+            and is_figure(merged[-1].text)
+        ):
             last = merged[-1]
             joiner = "" if text.startswith(("%", ")")) else " "
             merged[-1] = Cell(
@@ -84,33 +96,45 @@ def _merge_fragments(cells: Sequence[Cell]) -> list[Cell]:
             )
             continue
         if pending_prefix is not None:
-            shift = len(pending_prefix.text)
+            prefix = "(" if pending_prefix.text == "(" else ""
             cell = Cell(  # noqa: PLW2901 (the figure absorbs its prefix)
-                pending_prefix.text + text,
+                prefix + text,
                 pending_prefix.first_column,
                 cell.last_column,
-                tuple(Anchor(a.fact_id, a.offset + shift) for a in cell.anchors),
+                tuple(Anchor(a.fact_id, a.offset + len(prefix)) for a in cell.anchors),
             )
             pending_prefix = None
         merged.append(cell)
+    if pending_prefix is not None:
+        merged.append(pending_prefix)
     return merged
 
 
 def _column_headers(
     headers: Sequence[Sequence[Cell]], value_columns: Sequence[tuple[int, int]]
 ) -> dict[tuple[int, int], str]:
-    """Each value column's header words, leaving out cells that stand over every column."""
+    """Each value column's header words: from each header row, the cells sharing the most grid
+    columns with it, leaving out cells that stand over every column. A bare currency sign is
+    the amount column's sub-heading: it keeps the cell beside it off that column but adds no
+    word (``Fiscal 2024: 159,514`` beside ``Fiscal 2024 % of Net Sales: 33.4%``)."""
     found: dict[tuple[int, int], str] = {}
     for first, last in value_columns:
         words: list[str] = []
         for row in headers:
-            for cell in row:
-                covers_all = all(
+            shared = {
+                id(cell): min(cell.last_column, last) - max(cell.first_column, first) + 1
+                for cell in row
+                if len(value_columns) == 1
+                or not all(
                     cell.first_column <= f and cell.last_column >= la for f, la in value_columns
                 )
-                overlaps = cell.last_column >= first and cell.first_column <= last
-                if overlaps and (not covers_all or len(value_columns) == 1):
-                    words.append(cell.text)
+            }
+            most = max(shared.values(), default=0)
+            words.extend(
+                cell.text
+                for cell in row
+                if most > 0 and shared.get(id(cell)) == most and cell.text not in _CURRENCY
+            )
         found[(first, last)] = " ".join(dict.fromkeys(words))
     return found
 
