@@ -49,7 +49,7 @@ _CONNECTOR = re.compile(r"(?:\b(?:and|of|for|in|on|to|from|the|net|by|with|or)|[
 _SCALES = {"thousands": 3, "millions": 6, "billions": 9}
 _BARE_SCALE = re.compile(r"\(\s*(thousands|millions|billions)\b", re.IGNORECASE)
 _COMPREHENSIVE = re.compile(r"comprehensive", re.IGNORECASE)
-_PERCENT_HEADING = re.compile(r"%|\bpercent", re.IGNORECASE)
+PERCENT_HEADING = re.compile(r"%|\bpercent", re.IGNORECASE)
 _PHRASE_GAP = 2.0
 """A gap wider than this many characters' width parts two sub-headings of one header line."""
 
@@ -175,8 +175,8 @@ class StatementPage:
 
     kind: StatementKind
     title: str
-    page: int
-    """Zero-based page number in the PDF."""
+    page: int | None
+    """Zero-based page number in the PDF; None in an HTML filing, which has no pages."""
     years: tuple[int, ...]
     """The fiscal years its columns name, as printed; empty when none could be read."""
     rows: int
@@ -471,7 +471,7 @@ def _sub_columns(line: Line, columns: Sequence[Column]) -> list[Column] | None:
         return None
     headings = [" ".join(w.text for w in phrase) for phrase in phrases]
     if headings != headings[:per_year] * len(columns) or not any(
-        _PERCENT_HEADING.search(heading) for heading in headings
+        PERCENT_HEADING.search(heading) for heading in headings
     ):
         return None
     split: list[Column] = []
@@ -481,7 +481,7 @@ def _sub_columns(line: Line, columns: Sequence[Column]) -> list[Column] | None:
         if min(columns, key=lambda c: abs(c.centre - centre)) is not column:
             return None
         header = column.header if heading in _CURRENCY else f"{column.header} {heading}"
-        percent = bool(_PERCENT_HEADING.search(heading))
+        percent = bool(PERCENT_HEADING.search(heading))
         split.append(Column(column.year, column.period_end, header, centre, percent))
     return split
 
@@ -535,12 +535,12 @@ def _month_day(month: Word, day: Word, *, per_column: bool, same_line: bool) -> 
     return _MonthDay(name, int(match.group(1)), per_column, same_line, month.x0)
 
 
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
 def _date(day: _MonthDay, year: int) -> date | None:
     try:
-        return date(year, _MONTHS.index(day.month[:3].lower()) + 1, day.day)
+        return date(year, MONTHS.index(day.month[:3].lower()) + 1, day.day)
     except ValueError:
         return None
 
@@ -579,6 +579,11 @@ def _assign(values: Sequence[Word], columns: Sequence[Column]) -> list[tuple[Col
     return [(columns[i], assigned[i]) for i in sorted(assigned)]
 
 
+def is_amount(text: str) -> bool:
+    """A printed figure that is an amount: ``1,234``, ``(12)``, a dash; not ``33.4%``."""
+    return bool(_FIGURE.match(text) or _DASH.match(text)) and not text.endswith("%")
+
+
 def figure_value(text: str) -> float:
     """A printed figure as a number: ``(1,417)`` is -1417, a dash is 0."""
     if _DASH.match(text):
@@ -598,7 +603,7 @@ def _cents_per_share(values: Sequence[Word], excepted: str) -> bool:
     return bool(_PER_SHARE.search(excepted)) and with_cents * 2 < len(figures)
 
 
-def _unit_and_scale(label: str, scale_text: str | None, excepted: str) -> tuple[str, int]:
+def unit_and_scale(label: str, scale_text: str | None, excepted: str) -> tuple[str, int]:
     """A row's unit, and its scale: per-share rows and what the note excepts are unscaled."""
     scale = _SCALES.get(scale_text or "", 0)
     if _SHARES.search(label) and not _DOLLAR_LABEL.search(label):
@@ -634,7 +639,7 @@ def _render_row(
         text = " ".join([label, *(word.text.lstrip("$") for word in values)]).strip()
         return Block(text, ChunkKind.TABLE, in_table=True), []
     scale_text, kind = table.scale_text, table.kind
-    unit, scale = _unit_and_scale(label, scale_text, table.excepted)
+    unit, scale = unit_and_scale(label, scale_text, table.excepted)
     amounts = [word for column, word in placed if not column.percent]
     if unit == "USD" and table.cents_per_share and all(_cents(w.text) for w in amounts):
         unit, scale = "USD/shares", 0
