@@ -70,6 +70,16 @@ def test_its_statement_rows_are_figures_with_period_scale_and_the_chunk_printing
     assert (net_income.value, net_income.unit, net_income.scale) == (112_010e6, "USD", 6)
     assert net_income.period_end == date(2025, 9, 27)
     assert figures[("income_statement", "Net income", 2024)].value == 93_736e6
+    eps = figures[("income_statement", "Earnings per share: Diluted", 2025)]
+    assert (eps.value, eps.unit, eps.scale) == (7.46, "USD/shares", 0)
+    shares = figures[
+        ("income_statement", "Shares used in computing earnings per share: Diluted", 2025)
+    ]
+    assert (shares.value, shares.unit, shares.scale) == (
+        15_004_697e3,
+        "shares",
+        3,
+    )  # "in thousands"
     assets = figures[("balance_sheet", "Total assets", 2025)]
     assert (assets.value, assets.period_start, assets.period_end) == (
         359_241e6, None, date(2025, 9, 27)

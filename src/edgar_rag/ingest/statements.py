@@ -49,6 +49,7 @@ _CONNECTOR = re.compile(r"(?:\b(?:and|of|for|in|on|to|from|the|net|by|with|or)|[
 _SCALES = {"thousands": 3, "millions": 6, "billions": 9}
 _BARE_SCALE = re.compile(r"\(\s*(thousands|millions|billions)\b", re.IGNORECASE)
 _COMPREHENSIVE = re.compile(r"comprehensive", re.IGNORECASE)
+_SHARES_SCALE = re.compile(r"\bshares\b[^;]{0,40}?\bin\s+(thousands|millions|billions)\b")
 PERCENT_HEADING = re.compile(r"%|\bpercent", re.IGNORECASE)
 _PHRASE_GAP = 2.0
 """A gap wider than this many characters' width parts two sub-headings of one header line."""
@@ -604,9 +605,14 @@ def _cents_per_share(values: Sequence[Word], excepted: str) -> bool:
 
 
 def unit_and_scale(label: str, scale_text: str | None, excepted: str) -> tuple[str, int]:
-    """A row's unit, and its scale: per-share rows and what the note excepts are unscaled."""
+    """A row's unit, and its scale: per-share rows and what the note excepts are unscaled,
+    unless the note gives the shares a scale of their own (Apple's ``except number of shares,
+    which are reflected in thousands``)."""
     scale = _SCALES.get(scale_text or "", 0)
     if _SHARES.search(label) and not _DOLLAR_LABEL.search(label):
+        own = _SHARES_SCALE.search(excepted)
+        if own is not None:
+            return "shares", _SCALES[own.group(1)]
         return "shares", 0 if "share" in _PER_SHARE.sub("", excepted) else scale
     if _PER_SHARE.search(label):
         return "USD/shares", 0
