@@ -74,6 +74,8 @@ def test_a_title_names_the_statement_and_a_sentence_or_an_index_line_does_not() 
     assert title("Consolidated Statements of Financial Position") is StatementKind.BALANCE
     assert title("CASH FLOWS STATEMENTS") is StatementKind.CASH_FLOW
     assert title("Consolidated Statements of Comprehensive Income") is (StatementKind.COMPREHENSIVE)
+    sentence_case = "Johnson & Johnson and subsidiaries consolidated statements of earnings"
+    assert title(sentence_case) is StatementKind.INCOME
     assert title("the Consolidated Statements of Income for fiscal 2019.") is None
     assert title("Consolidated Balance Sheets 54") is None
     assert title("Notes to Consolidated Financial Statements") is None

@@ -18,7 +18,7 @@ import lxml.html
 from edgar_rag.errors import ParseError
 from edgar_rag.ingest.blocks import Anchor, Block, normalise_space
 from edgar_rag.ingest.statements import RowFigure, StatementPage
-from edgar_rag.ingest.table_statements import read_table_statement
+from edgar_rag.ingest.table_statements import TITLE_LINES, read_table_statement
 from edgar_rag.ingest.tables import Cell, read_table
 
 _BLOCK_TAGS = frozenset(
@@ -114,7 +114,7 @@ class _Walker:
             text = line.text()
             anchors = tuple(a for a in line.anchors if a.offset < len(text))
             self.blocks.append(Block(text, anchors=anchors, in_link=line.all_link))
-            self.context = [*self.context[-1:], text]
+            self.context = [*self.context[1 - TITLE_LINES :], text]
         self.line = _Line()
 
     def walk(self, element: lxml.html.HtmlElement, in_link: bool = False) -> None:

@@ -113,6 +113,9 @@ _NOT_A_TITLE = re.compile(
 _TITLE_WORDS_AROUND = 7
 """Words a title line may hold besides the statement's name (the company's, ``(continued)``)."""
 _SMALL_WORDS = frozenset({"and", "of", "the", "its", "for", "&"})
+_TITLE_WORDS = frozenset({"consolidated", "subsidiaries", "continued"})
+"""Words a title may print in lower case besides small ones (Johnson & Johnson's
+``Johnson & Johnson and subsidiaries consolidated statements of earnings``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +238,7 @@ def _reads_as_title(before: str, after: str) -> bool:
     words = [w.strip("(),.:") for w in f"{before} {after}".split()]
     words = [w for w in words if w]
     return len(words) <= _TITLE_WORDS_AROUND and all(
-        w[:1].isupper() or w[:1].isdigit() or w.lower() in _SMALL_WORDS or w == "continued"
+        w[:1].isupper() or w[:1].isdigit() or w.lower() in _SMALL_WORDS or w in _TITLE_WORDS
         for w in words
     )
 

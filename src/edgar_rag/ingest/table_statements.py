@@ -1,9 +1,9 @@
 """An HTML filing's statement tables read as row figures, as ``statements.py`` reads a PDF page.
 
-A table is a statement when one of the two lines just before it titles one (``CONSOLIDATED
+A table is a statement when one of the three lines just before it titles one (``CONSOLIDATED
 STATEMENTS OF OPERATIONS``, then its scale note) and it holds a few labelled rows; a title
-further up belongs to another table (Procter & Gamble's balance sheet, above its statement of
-shareholders' equity). Each figure of a row
+further up belongs to another table (Procter & Gamble's balance sheet, four lines above its
+statement of shareholders' equity). Each figure of a row
 is read in the column its header names: the year printed (and the date, when printed), the
 table's scale, parentheses negative, a dash zero. A column whose header names no single year,
 or a percentage, yields no figure: a year is never guessed and a share is never an amount.
@@ -36,6 +36,9 @@ from edgar_rag.ingest.statements import (
 )
 from edgar_rag.ingest.tables import PrintedFigure, ReadTable, Scale
 
+TITLE_LINES = 3
+"""Lines before a table where its title may stand: Johnson & Johnson's balance sheet prints
+the title, ``At December 29, 2024 and December 31, 2023``, then the scale note."""
 _MIN_ROWS = 4
 """Rows with figures a titled table needs to be read as the statement (not a summary of it)."""
 _YEAR = re.compile(r"(?<![\d,.])((?:19|20)\d{2})(?![\d,.]\d)")
@@ -45,10 +48,12 @@ _DATE = re.compile(r"\b([A-Z][a-z]{2,8})\.?\s+(\d{1,2}),?\s+((?:19|20)\d{2})\b")
 def read_table_statement(
     table: ReadTable, context: Sequence[str], name: str
 ) -> ReadStatement | None:
-    """The statement a table prints, titled by one of the two lines of ``context``, with
+    """The statement a table prints, titled by one of the last lines of ``context``, with
     its figures, each anchored in its row's block under an id starting ``name``; None when no
     line before it titles a statement or it holds too few rows with figures."""
-    titled = statement_title([Line((Word(text, 0, 0),)) for text in reversed(context[-2:])])
+    titled = statement_title(
+        [Line((Word(text, 0, 0),)) for text in reversed(context[-TITLE_LINES:])]
+    )
     if titled is None or len(table.rows) < _MIN_ROWS:
         return None
     kind, title = titled
