@@ -41,8 +41,13 @@ def test_ingest_then_list_the_filings_as_json(run: CliRunner, sample_dir: Path) 
     }  # fmt: skip
     assert apple["cik"] == 320193
     assert apple["years_reported"] == [2023, 2024, 2025]
+    statements = {s["kind"]: s for s in apple["statements"]}
+    assert {"income_statement", "balance_sheet", "cash_flow"} <= set(statements)
+    assert statements["balance_sheet"]["years"] == [2025, 2024]
+    assert statements["balance_sheet"]["page"] is None  # an HTML filing has no pages
     table = invoke(run, "filings")
-    assert "Apple Inc." in table.stdout
+    apple_line = next(line for line in table.stdout.splitlines() if "Apple Inc." in line)
+    assert apple_line.endswith("income_statement,comprehensive_income,balance_sheet,cash_flow")
 
 
 def test_filters_by_ticker_and_year(run: CliRunner, sample_dir: Path) -> None:

@@ -29,7 +29,7 @@ from edgar_rag.ingest.items import (
     read_cross_reference_index,
 )
 from edgar_rag.ingest.pipeline import ingest_filing
-from edgar_rag.ingest.tables import Cell, table_to_blocks
+from edgar_rag.ingest.tables import Cell, read_table
 
 
 def test_the_hidden_xbrl_header_is_not_in_the_clean_text(apple_2025: ParsedFiling) -> None:
@@ -261,7 +261,7 @@ def test_a_labelled_row_reads_alone() -> None:
             Cell(")", 4, 4),
         ],
     ]
-    blocks = table_to_blocks(rows, ["Results (in thousands)"])
+    blocks = read_table(rows, ["Results (in thousands)"]).blocks
     assert [b.text for b in blocks] == [
         "Net sales | 2025: 1,000 | 2024: 900 | (in thousands)",
         "Net loss | 2025: (12) | 2024: (3) | (in thousands)",
@@ -280,15 +280,52 @@ def test_a_header_cell_spanning_two_rows_leaves_the_years_over_their_columns() -
     <tr><td colspan="3">Basic earnings per share</td><td>$</td><td>15.16</td><td></td>
         <td>$</td><td>16.74</td><td></td></tr>
     </table></body></html>"""
-    blocks, _ = parse_html(html, "hd.html")
+    blocks = parse_html(html, "hd.html").blocks
     assert [b.text for b in blocks] == [
         "Net sales | Fiscal 2024: 159,514 | Fiscal 2023: 152,669 | (in millions)",
         "Basic earnings per share | Fiscal 2024: 15.16 | Fiscal 2023: 16.74",
     ]
 
 
+def test_a_period_over_an_amount_and_a_percentage_column_gives_each_its_own_sub_heading() -> None:
+    """Home Depot's results table: ``Fiscal 2024`` over ``$`` and ``% of Net Sales``; the ``$``
+    heading keeps the percentage's sub-heading off the amount column."""
+    html = b"""<html><body><table>
+    <tr><td></td><td colspan="6">Fiscal 2024</td><td colspan="6">Fiscal 2023</td></tr>
+    <tr><td>dollars in millions</td><td colspan="3">$</td><td colspan="3">% of Net Sales</td>
+        <td colspan="3">$</td><td colspan="3">% of Net Sales</td></tr>
+    <tr><td>Net sales</td><td>$</td><td>159,514</td><td></td><td colspan="3"></td>
+        <td>$</td><td>152,669</td><td></td><td colspan="3"></td></tr>
+    <tr><td>Gross profit</td><td>$</td><td>53,308</td><td></td><td colspan="2">33.4</td>
+        <td>%</td><td>$</td><td>50,960</td><td></td><td colspan="2">33.4</td><td>%</td></tr>
+    </table></body></html>"""
+    blocks = parse_html(html, "hd.html").blocks
+    assert [b.text for b in blocks] == [
+        "Net sales | Fiscal 2024: 159,514 | Fiscal 2023: 152,669 | (in millions)",
+        "Gross profit | Fiscal 2024: 53,308 | Fiscal 2024 % of Net Sales: 33.4% | "
+        "Fiscal 2023: 50,960 | Fiscal 2023 % of Net Sales: 33.4% | (in millions)",
+    ]
+
+
+def test_sub_headings_beside_a_year_are_not_joined_to_it() -> None:
+    """Tesla's revenue table: ``2022`` then ``$`` and ``%`` under a change heading, printed as
+    separate cells; a ``%`` after a heading is a heading of its own, not the year's trailer."""
+    rows = [
+        [Cell("Year Ended December 31,", 1, 3), Cell("2024 vs. 2023 Change", 4, 5)],
+        [Cell("2024", 1, 1), Cell("2023", 2, 2), Cell("2022", 3, 3), Cell("$", 4, 4),
+         Cell("%", 5, 5)],
+        [Cell("Automotive sales", 0, 0), Cell("72,480", 1, 1), Cell("78,509", 2, 2),
+         Cell("67,210", 3, 3), Cell("(6,029)", 4, 4), Cell("(8)", 5, 5), Cell("%", 5, 5)],
+    ]  # fmt: skip
+    assert [b.text for b in read_table(rows, ["(Dollars in millions)"]).blocks] == [
+        "Automotive sales | Year Ended December 31, 2024: 72,480 | "
+        "Year Ended December 31, 2023: 78,509 | Year Ended December 31, 2022: 67,210 | "
+        "2024 vs. 2023 Change: (6,029) | 2024 vs. 2023 Change %: (8)% | (in millions)"
+    ]
+
+
 def test_a_layout_table_without_figures_stays_prose() -> None:
-    blocks = table_to_blocks([[Cell("Item 7.", 0, 0), Cell("Management's Discussion", 1, 1)]], [])
+    blocks = read_table([[Cell("Item 7.", 0, 0), Cell("Management's Discussion", 1, 1)]], []).blocks
     assert [(b.text, b.kind) for b in blocks] == [
         ("Item 7. Management's Discussion", ChunkKind.PROSE)
     ]

@@ -74,6 +74,8 @@ def test_a_title_names_the_statement_and_a_sentence_or_an_index_line_does_not() 
     assert title("Consolidated Statements of Financial Position") is StatementKind.BALANCE
     assert title("CASH FLOWS STATEMENTS") is StatementKind.CASH_FLOW
     assert title("Consolidated Statements of Comprehensive Income") is (StatementKind.COMPREHENSIVE)
+    sentence_case = "Johnson & Johnson and subsidiaries consolidated statements of earnings"
+    assert title(sentence_case) is StatementKind.INCOME
     assert title("the Consolidated Statements of Income for fiscal 2019.") is None
     assert title("Consolidated Balance Sheets 54") is None
     assert title("Notes to Consolidated Financial Statements") is None
@@ -110,6 +112,45 @@ def test_each_figure_anchor_points_at_its_figure_in_the_row_text() -> None:
     for block in read.blocks:
         for anchor in block.anchors:
             shown = figures[anchor.fact_id].displayed
+            assert block.text[anchor.offset : anchor.offset + len(shown)] == shown
+
+
+def test_an_amount_and_a_percentage_column_under_one_year_keep_their_own_sub_headings() -> None:
+    """``2019`` over ``$`` and ``% of sales``: the percentage column is printed, never a figure."""
+    page = [
+        _line(("CONSOLIDATED", 150), ("STATEMENTS", 220), ("OF", 280), ("OPERATIONS", 300)),
+        _line(("(in", 150), ("millions)", 170)),
+        _line(("2019", 420), ("2018", 560)),
+        _line(("$", 390), ("%", 440), ("of", 450), ("sales", 465), ("$", 530), ("%", 580),
+              ("of", 590), ("sales", 605)),
+        _line(("Net", 20), ("sales", 40), ("32,765", 370), ("100.0", 445), ("31,657", 510),
+              ("100.0", 585)),
+        _line(("Cost", 20), ("of", 45), ("sales", 60), ("20,000", 370), ("61.0", 450),
+              ("19,000", 510), ("60.0", 590)),
+        _line(("Gross", 20), ("margin", 50), ("12,765", 370), ("39.0", 450), ("12,657", 510),
+              ("40.0", 590)),
+        _line(("Net", 20), ("income", 40), ("(1,000)", 365), ("(3.1)", 445), ("2,000", 515),
+              ("6.3", 595)),
+    ]  # fmt: skip
+    read = read_statement(page, 3, StatementKind.INCOME, "CONSOLIDATED STATEMENTS OF OPERATIONS")
+    assert read is not None
+    rows = [block.text for block in read.blocks if block.in_table]
+    assert rows[0] == (
+        "Net sales | 2019: 32,765 | 2019 % of sales: 100.0 | 2018: 31,657 | "
+        "2018 % of sales: 100.0 | (in millions)"
+    )
+    assert read.found.years == (2019, 2018)
+    figures = [(f.label, f.column.year, f.value, f.unit) for f in read.figures]
+    assert figures[:2] == [
+        ("Net sales", 2019, 32_765e6, "USD"),
+        ("Net sales", 2018, 31_657e6, "USD"),
+    ]
+    assert ("Net income", 2019, -1_000e6, "USD") in figures
+    assert len(figures) == 8  # the four rows' amounts, none of their percentages
+    displayed = {f.figure_id: f.displayed for f in read.figures}
+    for block in read.blocks:
+        for anchor in block.anchors:
+            shown = displayed[anchor.fact_id]
             assert block.text[anchor.offset : anchor.offset + len(shown)] == shown
 
 

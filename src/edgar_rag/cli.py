@@ -429,11 +429,12 @@ def filings(db: Path | None, as_json: bool) -> None:
         return
     click.echo(
         f"{'ticker':<7}{'cik':>9}  {'company':<28}{'FY':>5}{'items':>6}{'chunks':>7}"
-        f"{'facts':>7}  years"
+        f"{'facts':>7}  {'years':<11}statements"
     )
     for s in summaries:
         years = f"{s.years_reported[0]}-{s.years_reported[-1]}" if s.years_reported else "-"
+        found = ",".join(dict.fromkeys(statement.kind for statement in s.statements)) or "-"
         click.echo(
             f"{s.ticker or '-':<7}{s.cik or '-':>9}  {s.company[:27]:<28}{s.fiscal_year:>5}"
-            f"{s.items:>6}{s.chunks:>7}{s.facts:>7}  {years}"
+            f"{s.items:>6}{s.chunks:>7}{s.facts:>7}  {years:<11}{found}"
         )

@@ -73,13 +73,13 @@ class RawFiling:
 
 @dataclass(frozen=True, slots=True)
 class StatementFound:
-    """A primary statement located in a filing (today: in a PDF, by its title)."""
+    """A primary statement located in a filing by its title (a PDF's page, an HTML table)."""
 
     kind: str
     """``income_statement``, ``balance_sheet``, ``cash_flow`` or ``comprehensive_income``."""
     title: str
-    page: int
-    """Zero-based page of the PDF."""
+    page: int | None
+    """Zero-based page of the PDF; None in an HTML filing."""
     years: tuple[int, ...]
     """The fiscal years its column headers name; empty when none could be read, and then its
     rows are indexed as text with no figures."""

@@ -2,7 +2,8 @@
 
 The hidden inline-XBRL header (``ix:header``) and anything styled ``display:none`` are skipped;
 each displayed ``ix:nonFraction`` figure is remembered as an anchor in its block so that the fact
-can later point at the chunk that prints it.
+can later point at the chunk that prints it. A table titled as a primary statement is also read
+as row figures (``table_statements.py``), anchored the same way, for a filing without XBRL.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import lxml.html
 
 from edgar_rag.errors import ParseError
 from edgar_rag.ingest.blocks import Anchor, Block, normalise_space
-from edgar_rag.ingest.tables import Cell, table_to_blocks
+from edgar_rag.ingest.statements import RowFigure, StatementPage
+from edgar_rag.ingest.table_statements import TITLE_LINES, read_table_statement
+from edgar_rag.ingest.tables import Cell, read_table
 
 _BLOCK_TAGS = frozenset(
     (
@@ -69,8 +72,19 @@ class _Line:
         return "".join(self.parts)
 
 
-def parse_html(content: bytes, source: str) -> tuple[list[Block], lxml.html.HtmlElement]:
-    """Read an HTML filing into blocks; also return the parsed tree for the XBRL reader."""
+@dataclass(frozen=True, slots=True)
+class HtmlRead:
+    """An HTML filing read: its blocks, its parsed tree (for the XBRL reader), the figures of
+    its statement tables and the statements found."""
+
+    blocks: list[Block]
+    root: lxml.html.HtmlElement
+    figures: list[RowFigure]
+    statements: list[StatementPage]
+
+
+def parse_html(content: bytes, source: str) -> HtmlRead:
+    """Read an HTML filing into blocks, statement figures and the statements found."""
     if not re.search(rb"</html\s*>", content[-4096:], re.IGNORECASE):
         raise ParseError(f"{source}: the HTML looks truncated (no closing </html> tag)")
     try:
@@ -82,7 +96,7 @@ def parse_html(content: bytes, source: str) -> tuple[list[Block], lxml.html.Html
     walker = _Walker(facts)
     walker.walk(root)
     walker.flush()
-    return walker.blocks, root
+    return HtmlRead(walker.blocks, root, walker.figures, walker.statements)
 
 
 class _Walker:
@@ -91,6 +105,8 @@ class _Walker:
         self.blocks: list[Block] = []
         self.line = _Line()
         self.context: list[str] = []
+        self.figures: list[RowFigure] = []
+        self.statements: list[StatementPage] = []
 
     def flush(self) -> None:
         line = self.line
@@ -98,7 +114,7 @@ class _Walker:
             text = line.text()
             anchors = tuple(a for a in line.anchors if a.offset < len(text))
             self.blocks.append(Block(text, anchors=anchors, in_link=line.all_link))
-            self.context = [*self.context[-1:], text]
+            self.context = [*self.context[1 - TITLE_LINES :], text]
         self.line = _Line()
 
     def walk(self, element: lxml.html.HtmlElement, in_link: bool = False) -> None:
@@ -108,7 +124,7 @@ class _Walker:
             return
         if tag == "table":
             self.flush()
-            self.blocks.extend(table_to_blocks(self._table_rows(element), self.context))
+            self._add_table(element)
             self.line.add(element.tail or "", in_link)
             return
         is_block = tag in _BLOCK_TAGS
@@ -123,6 +139,16 @@ class _Walker:
         if is_block:
             self.flush()
         self.line.add(element.tail or "", in_link)
+
+    def _add_table(self, element: lxml.html.HtmlElement) -> None:
+        table = read_table(self._table_rows(element), self.context)
+        statement = read_table_statement(table, self.context, f"h{len(self.blocks)}")
+        if statement is None:
+            self.blocks.extend(table.blocks)
+            return
+        self.blocks.extend(statement.blocks)
+        self.figures.extend(statement.figures)
+        self.statements.append(statement.found)
 
     def _table_rows(self, table: lxml.html.HtmlElement) -> list[list[Cell]]:
         rows: list[list[Cell]] = []

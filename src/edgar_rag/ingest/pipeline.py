@@ -30,7 +30,7 @@ from edgar_rag.ingest.html import parse_html
 from edgar_rag.ingest.items import find_indexed_items, find_item_headings, is_cross_reference
 from edgar_rag.ingest.pdf import read_pdf_document
 from edgar_rag.ingest.plain import read_text, registrant_name
-from edgar_rag.ingest.statements import RowFigure, StatementKind
+from edgar_rag.ingest.statements import RowFigure, StatementKind, StatementPage
 from edgar_rag.ingest.xbrl import XbrlDocument, read_xbrl
 
 _MOST_OF_THE_TEXT = 0.6
@@ -62,7 +62,7 @@ class ReadFiling:
     sections: list[Section]
     xbrl: XbrlDocument
     rows: dict[str, Fact] = field(default_factory=dict)
-    """Statement-row figures by id (PDF filings), each with its period."""
+    """Statement-row figures by id (PDF filings, HTML without XBRL), each with its period."""
 
 
 def ingest_filing(
@@ -79,26 +79,30 @@ def read_filing(raw: RawFiling) -> ReadFiling:
     source_format = sniff_format(raw.content)
     xbrl = XbrlDocument({}, {}, None)
     row_figures: list[RowFigure] = []
-    statements: tuple[StatementFound, ...] = ()
+    found: list[StatementPage] = []
     if source_format is SourceFormat.HTML:
-        blocks, root = parse_html(raw.content, raw.source)
-        xbrl = read_xbrl(root)
+        html = parse_html(raw.content, raw.source)
+        blocks, xbrl, found = html.blocks, read_xbrl(html.root), html.statements
+        if not xbrl.facts:
+            row_figures = html.figures  # a filing with inline XBRL is read from its facts
     elif source_format is SourceFormat.PDF:
         pdf = read_pdf_document(raw.content, raw.source)
-        blocks, row_figures = pdf.blocks, pdf.figures
-        statements = tuple(
-            StatementFound(s.kind.value, s.title, s.page, s.years, s.rows) for s in pdf.statements
-        )
+        blocks, row_figures, found = pdf.blocks, pdf.figures, pdf.statements
     else:
         blocks = read_text(raw.content, raw.source)
+    statements = tuple(
+        StatementFound(s.kind.value, s.title, s.page, s.years, s.rows) for s in found
+    )
     printed, blocks = blocks, drop_page_furniture(blocks)
     if not blocks:
         raise ParseError(f"{raw.source}: no text found")
     text, starts = join_blocks(blocks)
     meta = _filing_meta(raw, text, xbrl, source_format)
     if statements:
-        years = sorted({year for s in statements for year in s.years} | set(meta.years_reported))
-        meta = replace(meta, statements=statements, years_reported=tuple(years))
+        years = set(meta.years_reported)
+        if not xbrl.facts:  # else the years its contexts report
+            years |= {year for s in statements for year in s.years}
+        meta = replace(meta, statements=statements, years_reported=tuple(sorted(years)))
     sections = _sections(text, blocks, starts, printed)
     rows = {f.figure_id: fact for f in row_figures if (fact := row_fact(f, meta)) is not None}
     return ReadFiling(meta, text, blocks, starts, sections, xbrl, rows)

@@ -49,6 +49,10 @@ _CONNECTOR = re.compile(r"(?:\b(?:and|of|for|in|on|to|from|the|net|by|with|or)|[
 _SCALES = {"thousands": 3, "millions": 6, "billions": 9}
 _BARE_SCALE = re.compile(r"\(\s*(thousands|millions|billions)\b", re.IGNORECASE)
 _COMPREHENSIVE = re.compile(r"comprehensive", re.IGNORECASE)
+_SHARES_SCALE = re.compile(r"\bshares\b[^;]{0,40}?\bin\s+(thousands|millions|billions)\b")
+PERCENT_HEADING = re.compile(r"%|\bpercent", re.IGNORECASE)
+_PHRASE_GAP = 2.0
+"""A gap wider than this many characters' width parts two sub-headings of one header line."""
 
 
 class StatementKind(StrEnum):
@@ -109,6 +113,9 @@ _NOT_A_TITLE = re.compile(
 _TITLE_WORDS_AROUND = 7
 """Words a title line may hold besides the statement's name (the company's, ``(continued)``)."""
 _SMALL_WORDS = frozenset({"and", "of", "the", "its", "for", "&"})
+_TITLE_WORDS = frozenset({"consolidated", "subsidiaries", "continued"})
+"""Words a title may print in lower case besides small ones (Johnson & Johnson's
+``Johnson & Johnson and subsidiaries consolidated statements of earnings``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +149,11 @@ class Column:
     year: int
     period_end: date | None
     header: str
-    """What a rendered row prints before the figure: ``2019`` or ``December 31, 2019``."""
+    """What a rendered row prints before the figure: ``2019``, ``December 31, 2019``, or with
+    the column's own sub-heading under a period (``2019 % of sales``)."""
     centre: float
+    percent: bool = False
+    """Its sub-heading names a percentage (``%``, ``% of sales``): never read as an amount."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +179,8 @@ class StatementPage:
 
     kind: StatementKind
     title: str
-    page: int
-    """Zero-based page number in the PDF."""
+    page: int | None
+    """Zero-based page number in the PDF; None in an HTML filing, which has no pages."""
     years: tuple[int, ...]
     """The fiscal years its columns name, as printed; empty when none could be read."""
     rows: int
@@ -228,7 +238,7 @@ def _reads_as_title(before: str, after: str) -> bool:
     words = [w.strip("(),.:") for w in f"{before} {after}".split()]
     words = [w for w in words if w]
     return len(words) <= _TITLE_WORDS_AROUND and all(
-        w[:1].isupper() or w[:1].isdigit() or w.lower() in _SMALL_WORDS or w == "continued"
+        w[:1].isupper() or w[:1].isdigit() or w.lower() in _SMALL_WORDS or w in _TITLE_WORDS
         for w in words
     )
 
@@ -300,7 +310,7 @@ def read_statement(
         if label.lower().startswith("total"):
             groups.close_innermost()
     blocks.extend(Block(text) for text, _ in pending)
-    years = tuple(column.year for column in columns) if columns else ()
+    years = tuple(dict.fromkeys(column.year for column in columns)) if columns else ()
     return ReadStatement(StatementPage(kind, title, page, years, rows), blocks, figures)
 
 
@@ -443,7 +453,53 @@ def _columns(head: Sequence[Line]) -> tuple[list[Column] | None, int]:
         columns.append(Column(year, _date(day, year) if day else None, header, centre))
     if len({column.year for column in columns}) < len(columns):
         return None, -1  # two columns of one year (a quarter, a restatement): not plain
+    if line_index + 1 < len(head):
+        split = _sub_columns(head[line_index + 1], columns)
+        if split is not None:
+            return split, line_index + 1
     return columns, line_index
+
+
+def _sub_columns(line: Line, columns: Sequence[Column]) -> list[Column] | None:
+    """A line of sub-headings under the years (``$ %`` or ``Amount % of sales`` under each
+    year), as one column per sub-heading with its year's period; None when the line is not
+    that: a figure in it, other sub-headings under each year, or none naming a percentage
+    (a note's table under one date, ``Long-Term Balance Sheet Contractual``, is not plain)."""
+    spacing = _spacing(columns)
+    words = [w for w in line.words if w.centre > columns[0].centre - spacing]
+    if not words or any(_FIGURE.match(w.text) or _YEAR.match(w.text) for w in words):
+        return None
+    phrases = _phrases(words)
+    per_year, rest = divmod(len(phrases), len(columns))
+    if per_year < 2 or rest:
+        return None
+    headings = [" ".join(w.text for w in phrase) for phrase in phrases]
+    if headings != headings[:per_year] * len(columns) or not any(
+        PERCENT_HEADING.search(heading) for heading in headings
+    ):
+        return None
+    split: list[Column] = []
+    for index, (phrase, heading) in enumerate(zip(phrases, headings, strict=True)):
+        column = columns[index // per_year]
+        centre = (phrase[0].x0 + phrase[-1].x1) / 2
+        if min(columns, key=lambda c: abs(c.centre - centre)) is not column:
+            return None
+        header = column.header if heading in _CURRENCY else f"{column.header} {heading}"
+        percent = bool(PERCENT_HEADING.search(heading))
+        split.append(Column(column.year, column.period_end, header, centre, percent))
+    return split
+
+
+def _phrases(words: Sequence[Word]) -> list[list[Word]]:
+    """Words grouped into phrases: a gap wider than a few characters starts another."""
+    char = sorted((w.x1 - w.x0) / max(len(w.text), 1) for w in words)[len(words) // 2]
+    phrases = [[words[0]]]
+    for before, word in itertools.pairwise(words):
+        if word.x0 - before.x1 > _PHRASE_GAP * char:
+            phrases.append([word])
+        else:
+            phrases[-1].append(word)
+    return phrases
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,12 +539,12 @@ def _month_day(month: Word, day: Word, *, per_column: bool, same_line: bool) -> 
     return _MonthDay(name, int(match.group(1)), per_column, same_line, month.x0)
 
 
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
 def _date(day: _MonthDay, year: int) -> date | None:
     try:
-        return date(year, _MONTHS.index(day.month[:3].lower()) + 1, day.day)
+        return date(year, MONTHS.index(day.month[:3].lower()) + 1, day.day)
     except ValueError:
         return None
 
@@ -527,6 +583,11 @@ def _assign(values: Sequence[Word], columns: Sequence[Column]) -> list[tuple[Col
     return [(columns[i], assigned[i]) for i in sorted(assigned)]
 
 
+def is_amount(text: str) -> bool:
+    """A printed figure that is an amount: ``1,234``, ``(12)``, a dash; not ``33.4%``."""
+    return bool(_FIGURE.match(text) or _DASH.match(text)) and not text.endswith("%")
+
+
 def figure_value(text: str) -> float:
     """A printed figure as a number: ``(1,417)`` is -1417, a dash is 0."""
     if _DASH.match(text):
@@ -546,10 +607,15 @@ def _cents_per_share(values: Sequence[Word], excepted: str) -> bool:
     return bool(_PER_SHARE.search(excepted)) and with_cents * 2 < len(figures)
 
 
-def _unit_and_scale(label: str, scale_text: str | None, excepted: str) -> tuple[str, int]:
-    """A row's unit, and its scale: per-share rows and what the note excepts are unscaled."""
+def unit_and_scale(label: str, scale_text: str | None, excepted: str) -> tuple[str, int]:
+    """A row's unit, and its scale: per-share rows and what the note excepts are unscaled,
+    unless the note gives the shares a scale of their own (Apple's ``except number of shares,
+    which are reflected in thousands``)."""
     scale = _SCALES.get(scale_text or "", 0)
     if _SHARES.search(label) and not _DOLLAR_LABEL.search(label):
+        own = _SHARES_SCALE.search(excepted)
+        if own is not None:
+            return "shares", _SCALES[own.group(1)]
         return "shares", 0 if "share" in _PER_SHARE.sub("", excepted) else scale
     if _PER_SHARE.search(label):
         return "USD/shares", 0
@@ -582,8 +648,9 @@ def _render_row(
         text = " ".join([label, *(word.text.lstrip("$") for word in values)]).strip()
         return Block(text, ChunkKind.TABLE, in_table=True), []
     scale_text, kind = table.scale_text, table.kind
-    unit, scale = _unit_and_scale(label, scale_text, table.excepted)
-    if unit == "USD" and table.cents_per_share and all(_cents(w.text) for _, w in placed):
+    unit, scale = unit_and_scale(label, scale_text, table.excepted)
+    amounts = [word for column, word in placed if not column.percent]
+    if unit == "USD" and table.cents_per_share and all(_cents(w.text) for w in amounts):
         unit, scale = "USD/shares", 0
     parts = [label] if label else []
     anchors: list[Anchor] = []
@@ -594,10 +661,12 @@ def _render_row(
         prefix = f"{column.header}: "
         if parts:
             position += 3
-        figure_id = f"row:{row_id}.{number}"
-        anchors.append(Anchor(figure_id, position + len(prefix)))
         parts.append(prefix + displayed)
         position += len(prefix) + len(displayed)
+        if column.percent:
+            continue  # printed in the row, never a figure: a share is not an amount
+        figure_id = f"row:{row_id}.{number}"
+        anchors.append(Anchor(figure_id, position - len(displayed)))
         value = figure_value(displayed) * (10**scale if unit != "percent" else 1)
         figures.append(RowFigure(figure_id, kind, label, column, displayed, value, unit, scale))
     if scale and unit in {"USD", "shares"} and scale_text:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from edgar_rag.domain import ChunkKind
 from edgar_rag.ingest.blocks import Anchor, Block
@@ -46,7 +46,9 @@ def find_scale(texts: Sequence[str]) -> Scale | None:
     for text in texts:
         match = _SCALE.search(text)
         if match:
-            return Scale(match.group(1).lower(), "except" in match.group(0).lower())
+            note = match.group(0).lower()
+            excepted = note.partition("except")[2].strip(" )") if "except" in note else None
+            return Scale(match.group(1).lower(), excepted)
     return None
 
 
@@ -54,29 +56,71 @@ def find_scale(texts: Sequence[str]) -> Scale | None:
 class Scale:
     unit: str
     """``thousands``, ``millions`` or ``billions``."""
-    has_exceptions: bool
-    """The note excepts some rows (``except per-share amounts``)."""
+    excepted: str | None
+    """What the note excepts (``per-share amounts``), lower case; None when it excepts none."""
 
     def note_for(self, label: str) -> str | None:
         """The row's unit note; a per-share amount is never in millions, whatever the note says
         (Apple's EPS note heads "in millions" over its share counts and its EPS rows alike)."""
-        if _PER_SHARE.search(label) or (self.has_exceptions and _UNSCALED_LABEL.search(label)):
+        excepts = self.excepted is not None
+        if _PER_SHARE.search(label) or (excepts and _UNSCALED_LABEL.search(label)):
             return None
         return f"(in {self.unit})"
 
 
+@dataclass(frozen=True, slots=True)
+class PrintedFigure:
+    """A figure cell of a labelled row, as rendered: its column header and where it stands."""
+
+    header: str
+    text: str
+    offset: int
+    """Where ``text`` starts in the row's block text."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A labelled row of a table: its block's position among the table's blocks, its label
+    (with the heading above it) and its figures."""
+
+    index: int
+    label: str
+    figures: tuple[PrintedFigure, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadTable:
+    """A source table read: its blocks, its labelled rows and the scale its note names."""
+
+    blocks: list[Block]
+    rows: list[TableRow]
+    scale: Scale | None
+
+
 def _merge_fragments(cells: Sequence[Cell]) -> list[Cell]:
-    """Join the ``$`` before a figure and the ``%`` or ``)`` after it into the figure's cell."""
+    """Join the ``$`` before a figure and the ``%`` or ``)`` after it into the figure's cell.
+
+    A ``$`` or ``%`` next to no figure is a cell of its own: in a header row it is the
+    sub-heading of an amount or a percentage column (Tesla's ``2022`` over ``$`` and ``%``,
+    Home Depot's ``Fiscal 2024`` over ``$`` and ``% of Net Sales``), never part of another."""
     merged: list[Cell] = []
     pending_prefix: Cell | None = None
     for cell in cells:
         text = cell.text
         if not text:
             continue
+        if pending_prefix is not None and not is_figure(text):
+            merged.append(pending_prefix)
+            pending_prefix = None
         if text in _CURRENCY or text == "(":
-            pending_prefix = cell if text == "(" else Cell("", cell.first_column, cell.first_column)
+            pending_prefix = cell
             continue
-        if merged and _TRAILERS.match(text):
+        if (
+            merged
+            and pending_prefix is None
+            and _TRAILERS.match(text)
+            and is_figure(merged[-1].text)
+        ):
             last = merged[-1]
             joiner = "" if text.startswith(("%", ")")) else " "
             merged[-1] = Cell(
@@ -84,33 +128,45 @@ def _merge_fragments(cells: Sequence[Cell]) -> list[Cell]:
             )
             continue
         if pending_prefix is not None:
-            shift = len(pending_prefix.text)
+            prefix = "(" if pending_prefix.text == "(" else ""
             cell = Cell(  # noqa: PLW2901 (the figure absorbs its prefix)
-                pending_prefix.text + text,
+                prefix + text,
                 pending_prefix.first_column,
                 cell.last_column,
-                tuple(Anchor(a.fact_id, a.offset + shift) for a in cell.anchors),
+                tuple(Anchor(a.fact_id, a.offset + len(prefix)) for a in cell.anchors),
             )
             pending_prefix = None
         merged.append(cell)
+    if pending_prefix is not None:
+        merged.append(pending_prefix)
     return merged
 
 
 def _column_headers(
     headers: Sequence[Sequence[Cell]], value_columns: Sequence[tuple[int, int]]
 ) -> dict[tuple[int, int], str]:
-    """Each value column's header words, leaving out cells that stand over every column."""
+    """Each value column's header words: from each header row, the cells sharing the most grid
+    columns with it, leaving out cells that stand over every column. A bare currency sign is
+    the amount column's sub-heading: it keeps the cell beside it off that column but adds no
+    word (``Fiscal 2024: 159,514`` beside ``Fiscal 2024 % of Net Sales: 33.4%``)."""
     found: dict[tuple[int, int], str] = {}
     for first, last in value_columns:
         words: list[str] = []
         for row in headers:
-            for cell in row:
-                covers_all = all(
+            shared = {
+                id(cell): min(cell.last_column, last) - max(cell.first_column, first) + 1
+                for cell in row
+                if len(value_columns) == 1
+                or not all(
                     cell.first_column <= f and cell.last_column >= la for f, la in value_columns
                 )
-                overlaps = cell.last_column >= first and cell.first_column <= last
-                if overlaps and (not covers_all or len(value_columns) == 1):
-                    words.append(cell.text)
+            }
+            most = max(shared.values(), default=0)
+            words.extend(
+                cell.text
+                for cell in row
+                if most > 0 and shared.get(id(cell)) == most and cell.text not in _CURRENCY
+            )
         found[(first, last)] = " ".join(dict.fromkeys(words))
     return found
 
@@ -119,22 +175,20 @@ def _is_header_row(row: Sequence[Cell]) -> bool:
     return all(not is_figure(c.text) or _YEAR.fullmatch(c.text) for c in row)
 
 
-def table_to_blocks(rows: Sequence[Sequence[Cell]], context: Sequence[str]) -> list[Block]:
+def read_table(rows: Sequence[Sequence[Cell]], context: Sequence[str]) -> ReadTable:
     """Render one source table as blocks: labelled rows when it holds figures, prose otherwise.
 
     ``context`` is the text just before the table, where a scale note often stands.
     """
     logical = [_merge_fragments(row) for row in rows]
     logical = [row for row in logical if row]
-    if not logical:
-        return []
     data_rows = [
         i
         for i, row in enumerate(logical)
         if not _is_header_row(row) and any(is_figure(c.text) for c in row[1:])
     ]
     if not data_rows:
-        return [_prose_row(row) for row in logical]
+        return ReadTable([_prose_row(row) for row in logical], [], None)
     first_data = data_rows[0]
     headers = [row for row in logical[:first_data] if _is_header_row(row)]
     value_columns = sorted(
@@ -148,16 +202,20 @@ def table_to_blocks(rows: Sequence[Sequence[Cell]], context: Sequence[str]) -> l
     column_headers = _column_headers(headers, value_columns)
     header_texts = [c.text for row in logical[:first_data] for c in row]
     scale = find_scale([*header_texts, *context[-2:]])
-    blocks = []
+    blocks: list[Block] = []
+    labelled: list[TableRow] = []
     group = ""
     for row in logical[first_data:]:
         label_only = len(row) == 1 and not is_figure(row[0].text)
         if label_only and row[0].text.endswith(":"):
             group = row[0].text
-        blocks.append(_labelled_row(row, column_headers, scale, "" if label_only else group))
+        block, read = _labelled_row(row, column_headers, scale, "" if label_only else group)
+        if read.figures:
+            labelled.append(replace(read, index=len(blocks)))
+        blocks.append(block)
         if row[0].text.lower().startswith("total"):
             group = ""
-    return blocks
+    return ReadTable(blocks, labelled, scale)
 
 
 def _prose_row(row: Sequence[Cell]) -> Block:
@@ -178,7 +236,7 @@ def _labelled_row(
     column_headers: dict[tuple[int, int], str],
     scale: Scale | None,
     group: str,
-) -> Block:
+) -> tuple[Block, TableRow]:
     """``group`` is the label-only row above (``Earnings per share:``), prefixed to this label."""
     has_label = not is_figure(row[0].text)
     if has_label and group:
@@ -196,19 +254,22 @@ def _labelled_row(
     label = row[0].text if has_label else ""
     parts: list[str] = []
     anchors: list[Anchor] = []
+    figures: list[PrintedFigure] = []
     position = 0
     for index, cell in enumerate(row):
         header = column_headers.get((cell.first_column, cell.last_column), "")
-        prefix = (
-            f"{header}: " if header and (index or not has_label) and is_figure(cell.text) else ""
-        )
+        value = (index or not has_label) and is_figure(cell.text)
+        prefix = f"{header}: " if header and value else ""
         if parts:
             position += 3
         position += len(prefix)
         anchors.extend(Anchor(a.fact_id, a.offset + position) for a in cell.anchors)
+        if value and has_label:
+            figures.append(PrintedFigure(header, cell.text, position))
         parts.append(prefix + cell.text)
         position += len(cell.text)
     note = scale.note_for(label) if scale else None
     if note and len(row) > int(has_label):
         parts.append(note)
-    return Block(" | ".join(parts), ChunkKind.TABLE, tuple(anchors), in_table=True)
+    block = Block(" | ".join(parts), ChunkKind.TABLE, tuple(anchors), in_table=True)
+    return block, TableRow(0, label, tuple(figures))

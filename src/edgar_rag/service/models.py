@@ -350,6 +350,18 @@ class QueryResponse(BaseModel):
         )
 
 
+class StatementEntry(BaseModel):
+    """A primary statement found in a filing, by its title."""
+
+    model_config = ConfigDict(from_attributes=True)  # read from a StatementFound
+
+    kind: Literal["income_statement", "balance_sheet", "cash_flow", "comprehensive_income"]
+    title: str
+    page: int | None = Field(description="zero-based page of a PDF; null in an HTML filing")
+    years: list[int] = Field(description="the fiscal years its columns name; empty: none read")
+    rows: int
+
+
 class FilingEntry(BaseModel):
     model_config = ConfigDict(from_attributes=True)  # read from a FilingSummary
 
@@ -364,6 +376,7 @@ class FilingEntry(BaseModel):
     chunks: int
     facts: int
     years_reported: list[int]
+    statements: list[StatementEntry]
 
 
 class ItemText(BaseModel):
