@@ -5,33 +5,14 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
-from typing import Literal
 
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
+from edgar_rag.eval.narrative import ITEM_PATTERN, Topic
 from narrative_corpus import CORPUS, CORPUS_TICKERS, MANIFEST, filing_paths, item_texts, manifest
 
 NARRATIVE = Path(__file__).resolve().parents[1] / "data" / "retrieval" / "narrative.jsonl"
-ITEM_PATTERN = r"^(Item \d{1,2}[A-C]?|Document)$"
-
-Topic = Literal[
-    "risk",
-    "segment",
-    "strategy",
-    "competition",
-    "people",
-    "cyber",
-    "legal",
-    "property",
-    "market-risk",
-    "accounting",
-    "controls",
-    "capital",
-    "supply",
-    "regulation",
-    "other",
-]
 
 
 class NarrativeQuestion(BaseModel):
