@@ -23,6 +23,7 @@ from typing import Any
 from edgar_rag.domain import RawFiling
 from edgar_rag.errors import ParseError
 from edgar_rag.ingest.items import ITEM_ORDER, ITEMS, is_cross_reference
+from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.ingest.pipeline import ingest_filing
 from edgar_rag.markdown import table
 
@@ -193,10 +194,10 @@ def choose(ours: Summary, theirs: Summary, differing: Sequence[str]) -> str:
     return f"{better} finds more Items ({found}); {speed}. By Items found, the choice is {better}."
 
 
-def segment_with_ours(content: bytes, source: str) -> Segmentation:
+def segment_with_ours(raw: RawFiling) -> Segmentation:
     started = time.perf_counter()
     try:
-        parsed = ingest_filing(RawFiling(content, source))
+        parsed = ingest_filing(raw)
     except ParseError as error:
         return Segmentation((), 0, time.perf_counter() - started, error=str(error))
     seconds = time.perf_counter() - started
@@ -265,7 +266,7 @@ def run_corpus(corpus: Path) -> list[FilingResult]:
     for row in rows:
         content = (corpus / row["path"]).read_bytes()
         result = FilingResult(row["ticker"], int(row["fiscal_year"]), row["path"])
-        result.runs["ours"] = segment_with_ours(content, row["path"])
+        result.runs["ours"] = segment_with_ours(RawFiling(content, row["path"]))
         result.runs["edgartools"] = segment_with_edgartools(parse, content.decode(errors="replace"))
         for parser, run in result.runs.items():
             result.scores[parser] = score_items(run.items, run.document_chars)
@@ -274,14 +275,18 @@ def run_corpus(corpus: Path) -> list[FilingResult]:
 
 
 def run_pdfs(corpus: Path) -> list[FilingResult]:
-    """Our parser on each PDF of ``corpus/financebench/pdfs``, named as FinanceBench names the
-    document (``3M_2018_10K.pdf``: company 3M, fiscal year 2018)."""
+    """Our parser on each PDF of ``corpus/financebench/pdfs``, loaded as ingest loads it (the
+    filer named by its cover), and listed as FinanceBench names the document
+    (``3M_2018_10K.pdf``: company 3M, fiscal year 2018)."""
     results = []
-    for path in sorted((corpus / PDF_FOLDER).glob("*.pdf")):
+    for filing in find_local_filings([corpus / PDF_FOLDER]):
+        path = Path(filing.name)
+        if path.suffix.lower() != ".pdf":
+            continue
         named = _PDF_NAME.match(path.stem)
         company, year = (named["company"], int(named["year"])) if named else (path.stem, 0)
         result = FilingResult(company, year, str(path.relative_to(corpus)))
-        run = segment_with_ours(path.read_bytes(), path.name)
+        run = segment_with_ours(filing.load())
         result.runs["ours"] = run
         result.scores["ours"] = score_items(run.items, run.document_chars)
         results.append(result)
