@@ -23,6 +23,7 @@ from edgar_rag.config import EmbedderName, Settings
 from edgar_rag.domain import Embedder, FilingStore, Generator
 from edgar_rag.errors import ConfigError
 from edgar_rag.figures.library import load_library
+from edgar_rag.figures.operands import LibraryOperands
 from edgar_rag.index.embedders import HashingEmbedder, MiniLMEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.postgres import PostgresIndex
 from edgar_rag.index.rerankers import CrossEncoderReranker
@@ -58,7 +59,12 @@ def build_searcher(settings: Settings, index: FilingStore) -> Searcher:
     if recorded is not None and recorded != embedder.identity:
         index.ensure_embedder(embedder.identity)
     reranker = None if settings.reranker is None else CrossEncoderReranker(settings.reranker)
-    return Searcher(index, embedder, reranker=reranker)
+    return Searcher(index, embedder, reranker=reranker, operand_reader=build_operand_reader())
+
+
+def build_operand_reader() -> LibraryOperands:
+    """What search reads as a question's metric operands: the packaged metric library's."""
+    return LibraryOperands(load_library())
 
 
 Progress = Callable[[int, int], None]

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from typing import Protocol
 
 from edgar_rag.domain import FactRef, ScoredIds
 
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|[a-z]+|\d+")
 _LABEL_WORD = re.compile(r"[a-z0-9]+")
+_TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
 _STEM = 5
 _IGNORED = frozenset({"and", "or", "the", "of", "in", "to", "by", "for", "from", "with", "net"})
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -128,3 +131,49 @@ def named_fact_chunk(
         if best is None or len(words) > best[0]:
             best = (len(words), fact.chunk_id)
     return None if best is None else best[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    """A figure a question's metric needs, as a statement without XBRL prints it: the row
+    labels it stands under (lower case). An XBRL filing's figures are the facts ranker's, by
+    their concepts (``rank_fact_chunks``)."""
+
+    rows: frozenset[str]
+
+    def names(self, fact: FactRef) -> bool:
+        """The displayed figure is a statement row whose own label, a trailing "(Note 4)"
+        aside, is one of the row labels."""
+        if fact.concept or not fact.label:
+            return False
+        own = fact.label.rsplit(": ", 1)[-1].strip().lower()
+        return own in self.rows or _TRAILING_NOTE.sub("", own) in self.rows
+
+
+class OperandReader(Protocol):
+    """The figures a question's metric is computed from, and with ``named_items`` the line
+    items it names outright; empty when it names none. The metric library implements it
+    (``figures.operands``)."""
+
+    def __call__(self, question: str, named_items: bool) -> Sequence[Operand]: ...
+
+
+def rank_operand_chunks(
+    operands: Sequence[Operand], facts: Sequence[FactRef], period_end: date | None, k: int
+) -> ScoredIds:
+    """Chunks ranked by how many of the operands they display, counting those of the filing's
+    own period first (a statement printing current assets and current liabilities for a quick
+    ratio before a note printing one of them); ties keep the filing's order."""
+    shown: dict[int, set[int]] = {}
+    own: dict[int, set[int]] = {}
+    for fact in facts:
+        for number, operand in enumerate(operands):
+            if operand.names(fact):
+                shown.setdefault(fact.chunk_id, set()).add(number)
+                if fact.period_end == period_end and not fact.dimensional:
+                    own.setdefault(fact.chunk_id, set()).add(number)
+    scores = {
+        chunk: len(own.get(chunk, ())) + 0.5 * len(numbers) for chunk, numbers in shown.items()
+    }
+    ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+    return ranked[:k]
