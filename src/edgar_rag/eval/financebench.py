@@ -708,6 +708,11 @@ def _notes(report: dict[str, Any]) -> list[str]:
         "labelled rows with their column years and scale (`ingest/statements.py`, measured in "
         "[the PDF readers' comparison](pdf_readers.md)), and each row's figures are stored "
         "beside XBRL facts; other tables are plain lines.",
+        "- Search ranks, beside dense and BM25 passages, the chunks displaying the statement "
+        "rows a figure question names (by their labels, as XBRL facts by their concepts) and "
+        "the rows a named metric is computed from (the metric library's operands: a quick ratio "
+        "finds the balance sheet), and matches no word of the filer's own name (which would "
+        "rank its lists of subsidiaries and exhibits first).",
         "- FinanceBench's evidence texts come from another PDF extractor; the overlap rule "
         "compares letters and digits only. A passage that repeats a table's rows elsewhere in "
         "the filing (MD&A beside the statements) counts as a hit; the strict rule shows how much "
