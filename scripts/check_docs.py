@@ -20,8 +20,7 @@ DOCS = ROOT / "docs"
 
 
 def _items() -> str:
-    results, summaries, corpus = items.load_report(DOCS / "items.json")
-    return items.render_markdown(results, summaries, corpus)
+    return items.render_markdown(*items.load_report(DOCS / "items.json"))
 
 
 def _json(name: str) -> dict[str, object]:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from edgar_rag.bench.items import (
     EXPECTED,
+    PARSERS,
+    PDF_FOLDER,
     FoundItem,
     Segmentation,
     Summary,
@@ -11,6 +17,8 @@ from edgar_rag.bench.items import (
     implausible_items,
     in_item_order,
     keep_longest,
+    render_markdown,
+    run_pdfs,
     score_items,
     summarise,
 )
@@ -97,3 +105,32 @@ def test_on_equal_items_the_choice_is_the_faster_parser() -> None:
     theirs = _summary(mean_found=23.0, all_items=24, seconds=54.0)
 
     assert choose(ours, theirs, []).endswith("so the choice is ours.")
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+@pytest.mark.skipif(
+    not (CORPUS / PDF_FOLDER / "NETFLIX_2017_10K.pdf").is_file(),
+    reason=f"the FinanceBench PDFs are not under {CORPUS}",
+)
+def test_a_pdf_10k_is_segmented_into_items_past_its_contents_and_page_furniture(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / PDF_FOLDER
+    folder.mkdir(parents=True)
+    (folder / "NETFLIX_2017_10K.pdf").symlink_to(CORPUS / PDF_FOLDER / "NETFLIX_2017_10K.pdf")
+
+    [result] = run_pdfs(tmp_path)
+    score, run = result.scores["ours"], result.runs["ours"]
+    lengths = {item.key: item.length_chars for item in run.items}
+
+    assert (result.ticker, result.fiscal_year) == ("NETFLIX", 2017)
+    assert score.found >= 20
+    assert score.in_order is True
+    # The Items hold their text, not the one-line entries of the table of contents.
+    assert lengths["1A"] > 20_000
+    assert lengths["7"] > 20_000
+    page = render_markdown([], {p: summarise([], []) for p in PARSERS}, "corpus", [result])
+    assert "## PDF filings: ours" in page
+    assert f"| NETFLIX | 2017 | {score.found}/23 |" in page

@@ -74,3 +74,16 @@ def test_the_fact_a_question_names_outright_is_found_whole() -> None:
     assert named_fact_chunk(query_terms("Apple stock buybacks in fiscal 2025"), equity, END) == 33
     assert named_fact_chunk(query_terms("common stock issued"), equity, END) is None
     assert named_fact_chunk(query_terms("Apple's risk factors"), FACTS, END) is None
+
+
+def test_a_pdf_statement_row_is_matched_by_its_label() -> None:
+    rows = [
+        FactRef("", 40, END, False, "Net cash provided by operating activities"),
+        FactRef("", 41, END, False, "Operating expenses: Cost of sales"),
+        FactRef("", 42, END, False, "Net sales"),
+    ]
+    terms = query_terms("What was the cost of sales in FY2025?")
+
+    assert next(chunk for chunk, _ in rank_fact_chunks(terms, rows, END, 5, 0.5)) == 41
+    assert named_fact_chunk(query_terms("net sales in FY2025"), rows, END) == 42
+    assert rank_fact_chunks(query_terms("operating activities cash"), rows, END, 5)[0][0] == 40

@@ -312,3 +312,19 @@ def test_a_labelled_statement_row_overlaps_the_page_as_printed() -> None:
     )
     assert overlaps(passage, page)
     assert not overlaps(passage.replace("24,102", "24,109"), page.replace("8,663", "8,667"))
+
+
+def test_a_heading_the_row_form_repeats_is_read_once_as_the_page_prints_it() -> None:
+    page = (
+        "Consolidated Balance Sheets Current assets Cash and cash equivalents $ 1,980 $ 1,101 "
+        "Short-term investments — 2,032 Receivables, net 1,015 1,049"
+    )
+    rows = (
+        "Current assets: Cash and cash equivalents | 2019: 1,980 | 2018: 1,101 | (in millions)\n"
+        "Current assets: Short-term investments | 2019: — | 2018: 2,032 | (in millions)\n"
+        "Current assets: Receivables, net | 2019: 1,015 | 2018: 1,049 | (in millions)"
+    )
+    assert overlaps(f"Consolidated Balance Sheets\nCurrent assets\n{rows}", page)
+    assert overlaps(rows, page)
+    # Only a heading is dropped: a row whose own label differs still breaks the run.
+    assert not overlaps(rows.replace("Short-term", "Long-term"), page.replace("1,049", "1,048"))

@@ -3,6 +3,7 @@ what these tests are about)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from edgar_rag.domain import SourceFormat
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
@@ -17,7 +19,7 @@ from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.reading import Kind, read_question
 from edgar_rag.question.words import query_terms
 from edgar_rag.retrieve.fuse import fuse_rankings
-from edgar_rag.retrieve.search import Searcher, SearchSettings
+from edgar_rag.retrieve.search import Searcher, SearchSettings, without_filer_name
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +113,17 @@ def test_the_facts_ranker_serves_figure_questions_not_narrative_ones(searcher: S
     lookup = "What were Apple's net sales and net income in fiscal 2025?"
     assert read_question(lookup).kind is Kind.LOOKUP
     assert ids(searcher, lookup) != ids(plain, lookup)
+
+
+def test_a_search_in_a_pdf_report_does_not_match_the_filer_s_own_name(searcher: Searcher) -> None:
+    scope = searcher.index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    assert scope.filing is not None
+    pdf = replace(scope.filing, source_format=SourceFormat.PDF)
+    terms = tuple(query_terms("What acquisitions has Apple Inc. (AAPL) made? Apple's list"))
+
+    assert without_filer_name(terms, pdf) == ("acquisitions", "made", "list")
+    # A question of nothing but the name keeps it; a corpus-wide search and an HTML filing
+    # keep every term.
+    assert without_filer_name(("apple",), pdf) == ("apple",)
+    assert without_filer_name(terms, None) == terms
+    assert without_filer_name(terms, scope.filing) == terms

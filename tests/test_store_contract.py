@@ -397,7 +397,9 @@ def test_row_figures_are_stored_beside_xbrl_facts_and_read_back_by_source(
     assert store.figures(filing_id, FigureSource.XBRL) == list(apple.facts)
     assert store.figures(filing_id) == [*apple.facts, row]
     assert store.filing_meta(filing_id).statements == (found,)
-    assert "" not in {ref.concept for ref in store.displayed_facts(filing_id)}
+    # Search reads a row by its label, as an XBRL fact by its concept.
+    shown_rows = [ref for ref in store.displayed_facts(filing_id) if not ref.concept]
+    assert [ref.label for ref in shown_rows] == [row.label]
     [summary] = store.filings()
     assert summary.facts == len(apple.facts)
     assert summary.statements == (found,)

@@ -449,9 +449,13 @@ class Response:
 
 @dataclass(frozen=True, slots=True)
 class FactRef:
-    """A displayed XBRL fact as search sees it: which chunk prints it, for which period."""
+    """A displayed figure as search sees it (an XBRL fact, or a PDF statement row's figure):
+    which chunk prints it, for which period."""
 
     concept: str
+    """The XBRL concept; empty for a statement row's figure, which has its ``label``."""
     chunk_id: int
     period_end: date
     dimensional: bool
+    label: str | None = None
+    """The statement row's label as printed (``Net cash provided by operating activities``)."""

@@ -103,12 +103,29 @@ _ROW_CELL = re.compile(r" \| (?:[^|:\n]*: )?")
 _SCALE_CELL = re.compile(r" \| \(in (?:thousands|millions|billions)[^|\n]*\)$", re.MULTILINE)
 
 
+_GROUPED_ROW = re.compile(r"^(?P<group>[^|\n]+?): (?=[^|\n]* \| )")
+
+
 def as_printed(passage: str) -> str:
     """A passage's labelled rows (``Net sales | 2019: 32,765 | 2018: 31,657 | (in millions)``)
     as the statement prints them (``Net sales 32,765 31,657``): the row form repeats each
-    column's header in every row, which no extractor of the page prints, so it would break
-    every run of characters an evidence text shares with the table."""
-    return _ROW_CELL.sub(" ", _SCALE_CELL.sub("", passage))
+    column's header in every row, and the heading a row sits under (``Current assets: ``) in
+    every row below it, which no extractor of the page prints, so either would break every run
+    of characters an evidence text shares with the table. A heading is kept where it is first
+    printed: its own line, else the first row of the passage under it."""
+    lines = []
+    heading = None
+    for line in passage.split("\n"):
+        grouped = _GROUPED_ROW.match(line)
+        if grouped is None:
+            heading = None if " | " in line else line.strip().rstrip(":")
+        elif grouped["group"] == heading:
+            lines.append(line[grouped.end() :])
+            continue
+        else:
+            heading = grouped["group"]
+        lines.append(line)
+    return _ROW_CELL.sub(" ", _SCALE_CELL.sub("", "\n".join(lines)))
 
 
 def _grams(text: str, size: int) -> set[str]:
@@ -557,7 +574,7 @@ def _evidence_recall(report: dict[str, Any]) -> list[str]:
         "row after both are normalised (Unicode NFKC, lower case, everything but letters and "
         "digits removed, so the broken spacing of PDF extraction does not matter, and a "
         "passage's labelled statement rows read as printed, without the column header each cell "
-        "repeats); an evidence "
+        "repeats or the heading each row under it repeats); an evidence "
         f"shorter than that must appear whole. Strict: at least {COVER_SHARE:.0%} of the shorter "
         f"of the two lies in {COVER_CHARS}-character runs the other shares. A question counts "
         "when any of its evidence texts is hit; *every* needs all of them in the top k.",
@@ -691,6 +708,11 @@ def _notes(report: dict[str, Any]) -> list[str]:
         "labelled rows with their column years and scale (`ingest/statements.py`, measured in "
         "[the PDF readers' comparison](pdf_readers.md)), and each row's figures are stored "
         "beside XBRL facts; other tables are plain lines.",
+        "- Search ranks, beside dense and BM25 passages, the chunks displaying the statement "
+        "rows a figure question names (by their labels, as XBRL facts by their concepts) and "
+        "the rows a named metric is computed from (the metric library's operands: a quick ratio "
+        "finds the balance sheet), and matches no word of the filer's own name (which would "
+        "rank its lists of subsidiaries and exhibits first).",
         "- FinanceBench's evidence texts come from another PDF extractor; the overlap rule "
         "compares letters and digits only. A passage that repeats a table's rows elsewhere in "
         "the filing (MD&A beside the statements) counts as a hit; the strict rule shows how much "

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from edgar_rag.compose import build_operand_reader
 from edgar_rag.domain import Embedder, FilingStore, Hit, ParsedFiling, RawFiling
 from edgar_rag.eval.golden import (
     FigureQuestion,
@@ -150,7 +151,7 @@ def evaluate(
     settings: SearchSettings,
     corpus_wide: bool = False,
 ) -> dict[str, dict[str, float]]:
-    searcher = Searcher(index, embedder, settings)
+    searcher = Searcher(index, embedder, settings, operand_reader=build_operand_reader())
     ranks: dict[str, list[int | None]] = defaultdict(list)
     for case in cases:
         scope = (

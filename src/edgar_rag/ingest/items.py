@@ -145,10 +145,12 @@ def find_item_headings(blocks: Sequence[Block], starts: Sequence[int]) -> list[I
     """Choose one heading block per Item found, in filing order.
 
     Candidates are blocks that open with ``Item N``, except links and table rows ending in a
-    page number (entries of a table of contents). For each Item the candidate followed by the
-    most text before the next candidate wins (a table of contents entry is followed by almost
-    nothing); on a tie the later one wins. The winners are then kept in Item order (the longest
-    run that rises in both position and Item number), which drops stray cross-references.
+    page number (entries of a table of contents). Each candidate weighs the text that follows it
+    before the next candidate: a table of contents entry is followed by almost nothing, the real
+    heading by its Item's text. The headings chosen are the run of candidates rising in both
+    position and Item number whose weights sum highest (on a tie, the later candidates), so a
+    table of contents or a stray cross-reference ("see Item 1 of this report") gives way to
+    the headings that are followed by their Items' text, and drops out of order.
     """
     candidates: list[tuple[int, str, str]] = []
     for index, block in enumerate(blocks):
@@ -156,30 +158,32 @@ def find_item_headings(blocks: Sequence[Block], starts: Sequence[int]) -> list[I
         if found is not None:
             candidates.append((index, *found))
     end = starts[-1] + len(blocks[-1].text) if blocks else 0
-    best: dict[str, tuple[int, int, str]] = {}
-    for position, (index, key, title) in enumerate(candidates):
-        following = candidates[position + 1][0] if position + 1 < len(candidates) else None
-        gap = (starts[following] if following is not None else end) - starts[index]
-        if key not in best or gap >= best[key][0]:
-            best[key] = (gap, index, title)
-    chosen = sorted((index, key, title) for key, (_, index, title) in best.items())
-    ordered = _longest_rising_run(chosen)
+    gaps = [
+        (starts[candidates[position + 1][0]] if position + 1 < len(candidates) else end)
+        - starts[index]
+        for position, (index, _, _) in enumerate(candidates)
+    ]
+    ordered = _heaviest_rising_run(candidates, gaps)
     return [ItemHeading(index, key, title) for index, key, title in ordered]
 
 
-def _longest_rising_run(chosen: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
-    if not chosen:
+def _heaviest_rising_run(
+    candidates: list[tuple[int, str, str]], weights: list[int]
+) -> list[tuple[int, str, str]]:
+    """The candidates (in position order) rising in Item order whose weights sum highest."""
+    if not candidates:
         return []
-    length = [1] * len(chosen)
-    previous = [-1] * len(chosen)
-    for i in range(len(chosen)):
+    total = list(weights)
+    previous = [-1] * len(candidates)
+    for i in range(len(candidates)):
         for j in range(i):
-            if ITEM_ORDER[chosen[j][1]] < ITEM_ORDER[chosen[i][1]] and length[j] + 1 > length[i]:
-                length[i], previous[i] = length[j] + 1, j
-    best = max(range(len(chosen)), key=lambda i: (length[i], i))
+            rises = ITEM_ORDER[candidates[j][1]] < ITEM_ORDER[candidates[i][1]]
+            if rises and total[j] + weights[i] >= total[i]:
+                total[i], previous[i] = total[j] + weights[i], j
+    best = max(range(len(candidates)), key=lambda i: (total[i], i))
     run = []
     while best != -1:
-        run.append(chosen[best])
+        run.append(candidates[best])
         best = previous[best]
     return run[::-1]
 

@@ -4,16 +4,32 @@ reciprocal rank, with near-duplicate passages removed so that k slots carry k di
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from edgar_rag.domain import Embedder, Hit, PassageIndex, Scope, ScoredIds
+from edgar_rag.domain import (
+    Embedder,
+    FilingMeta,
+    Hit,
+    PassageIndex,
+    Scope,
+    ScoredIds,
+    SourceFormat,
+)
 from edgar_rag.question.reading import Kind, Question
-from edgar_rag.retrieve.facts import named_fact_chunk, rank_fact_chunks
+from edgar_rag.retrieve.facts import (
+    OperandReader,
+    named_fact_chunk,
+    rank_fact_chunks,
+    rank_operand_chunks,
+)
 from edgar_rag.retrieve.fuse import fuse_rankings
 from edgar_rag.retrieve.rerank import Reranker, rerank_hits
+
+_NAME_WORD = re.compile(r"[a-z0-9&]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +46,15 @@ class SearchSettings:
     facts_weight: float = 2.0
     """The fact ranking counts this many times in the fusion (docs/retrieval.md)."""
     facts_min_share: float = 0.5
+    operands: bool = True
+    """Rank the chunks that display the statement rows the question's metric is computed from (a
+    quick ratio's current assets, inventories and current liabilities), whatever its kind: a
+    question that names a metric has its evidence in the statements printing the operands."""
+    operand_items_kinds: frozenset[Kind] = frozenset(set(Kind) - {Kind.NARRATIVE})
+    """The kinds of question whose line items named outright count as operands too: not
+    narrative ones, which name a line item in passing ("Does it plan to keep paying
+    dividends?") and are answered in prose (docs/retrieval.md)."""
+    operands_weight: float = 2.0
     named_fact_first: bool = True
     """Put first the chunk displaying the fact whose concept the question names outright (every
     word of ``PaymentsForRepurchaseOfCommonStock`` for "stock buybacks"), which fusion can rank
@@ -61,6 +86,8 @@ class Searcher:
     embedder: Embedder
     settings: SearchSettings = field(default_factory=SearchSettings)
     reranker: Reranker | None = None
+    operand_reader: OperandReader | None = None
+    """What a question's metric is computed from (the metric library); None: no such ranking."""
 
     def search(self, question: Question, scope: Scope, k: int = 5) -> list[Hit]:
         return self.search_timed(question, scope, k)[0]
@@ -80,23 +107,37 @@ class Searcher:
             else []
         )
         lexical = (
-            self.index.lexical_search(question.terms, scope.filing_id, settings.candidates)
+            self.index.lexical_search(
+                without_filer_name(question.terms, scope.filing),
+                scope.filing_id,
+                settings.candidates,
+            )
             if settings.lexical
             else []
         )
         facts: ScoredIds = []
+        operands: ScoredIds = []
         named = None
+        period_end = scope.filing.period_end if scope.filing else None
         if settings.facts and scope.filing_id is not None and question.kind in settings.facts_kinds:
             displayed = self.index.displayed_facts(scope.filing_id)
-            period_end = scope.filing.period_end if scope.filing else None
             facts = rank_fact_chunks(
                 question.terms, displayed, period_end, settings.candidates, settings.facts_min_share
             )
             if settings.named_fact_first:
                 named = named_fact_chunk(question.terms, displayed, period_end)
+        wanted = (
+            self.operand_reader(question.text, question.kind in settings.operand_items_kinds)
+            if settings.operands and self.operand_reader is not None and scope.filing_id is not None
+            else ()
+        )
+        if wanted and scope.filing_id is not None:
+            displayed = self.index.displayed_facts(scope.filing_id)
+            operands = rank_operand_chunks(wanted, displayed, period_end, settings.candidates)
         searched = time.perf_counter()
-        rankings = [[i for i, _ in ranking] for ranking in (dense, lexical, facts)]
-        fused = fuse_rankings(rankings, settings.rrf_k, (1.0, 1.0, settings.facts_weight))
+        rankings = [[i for i, _ in ranking] for ranking in (dense, lexical, facts, operands)]
+        weights = (1.0, 1.0, settings.facts_weight, settings.operands_weight)
+        fused = fuse_rankings(rankings, settings.rrf_k, weights)
         if named is not None:
             fused = [(named, fused[0][1] if fused else 1.0)] + [p for p in fused if p[0] != named]
         ids = [chunk_id for chunk_id, _ in fused]
@@ -128,6 +169,20 @@ class Searcher:
             search_ms=(searched - embedded) * 1000,
             fuse_ms=(done - searched) * 1000,
         )
+
+
+def without_filer_name(terms: tuple[str, ...], filing: FilingMeta | None) -> tuple[str, ...]:
+    """A scoped search's terms without the filer's own name and ticker, in a PDF annual report:
+    it carries its exhibits (subsidiaries, certifications, signatures), whose every line prints
+    the filer's name, so matching the name would rank those lists first, while every passage of
+    the filing is the filer's. The terms stay whole when nothing else is left. An HTML filing
+    keeps them (its answers are recorded on the golden tape)."""
+    if filing is None or filing.source_format is not SourceFormat.PDF:
+        return terms
+    own = set(_NAME_WORD.findall(filing.company.lower()))
+    own.update(filing.ticker.lower().split() if filing.ticker else ())
+    kept = tuple(term for term in terms if term.removesuffix("'s") not in own)
+    return kept or terms
 
 
 def _distinct(vectors: np.ndarray, k: int, threshold: float) -> list[int]:
