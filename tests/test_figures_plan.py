@@ -82,6 +82,20 @@ def test_a_question_naming_nothing_the_library_knows_is_not_planned() -> None:
     assert declined.problem is FormulaProblem.UNKNOWN_LINE_ITEM
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What share of NVIDIA's revenue is its largest indirect customer estimated to be?",
+        "What percentage of Home Depot's net sales was generated online?",
+        "Does any single customer account for a large share of Apple's trade receivables?",
+    ],
+)
+def test_a_part_of_a_line_item_is_no_lookup_of_it(question: str) -> None:
+    """A share of revenue that comes from a customer or a channel is not revenue itself; with
+    no metric of the library named, the question goes to the model."""
+    assert plan_computation(question, LIBRARY) is None
+
+
 def test_a_plan_computes_on_real_facts() -> None:
     plan = _plan("What was Home Depot's gross margin in fiscal 2024?")
     result = compute_plan(plan, LIBRARY, [corpus_figures()["HD-2024"]], fiscal_year=2024)

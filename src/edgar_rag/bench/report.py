@@ -620,8 +620,28 @@ def _computed_figures(report: dict[str, Any]) -> list[_Figure]:
     ]
 
 
+def _narrative_figures(run: dict[str, Any]) -> list[_Figure]:
+    """The narrative set's dev run with no gate (data/narrative/run-dev.json): answerable
+    questions answered correctly, and unanswerable ones answered at all."""
+    records = run["records"]
+    answerable = [r for r in records if r["kind"] != "decline"]
+    unanswerable = [r for r in records if r["kind"] == "decline"]
+    false = [r for r in unanswerable if r["outcome"] == "answered"]
+    correct = sum(bool(r["correct"]) for r in answerable)
+    return [
+        (
+            "narrative questions answered correctly (the expected phrase cited) / unanswerable "
+            f"ones answered, local model, gate none (dev split, {len(records)} questions)",
+            f"{correct}/{len(answerable)} = {correct / len(answerable):.1%} / "
+            f"{len(false)}/{len(unanswerable)}",
+            "[narrative answers](docs/narrative.md)",
+        )
+    ]
+
+
 _EXTRA_FIGURES: tuple[tuple[str, Callable[[dict[str, Any]], list[_Figure]]], ...] = (
     ("retrieval.json", _retrieval_figures),
     ("computed.json", _computed_figures),
     ("eval/report.json", _answering_figures),
+    ("../data/narrative/run-dev.json", _narrative_figures),
 )

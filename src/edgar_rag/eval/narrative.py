@@ -477,12 +477,21 @@ def render_narrative(runs: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_narrative_page(page: Path = Path("docs/narrative.md")) -> Path | None:
-    """Render ``page`` from the runs of ``data/narrative/`` (dev, then eval); None when no split
-    has been run."""
+NARRATIVE_PAGE = Path("docs/narrative.md")
+
+
+def narrative_page() -> str | None:
+    """The page as the committed runs of ``data/narrative/`` render it (dev, then eval); None
+    when no split has been run."""
     paths = [QUESTIONS.parent / f"run-{split}.json" for split in ("dev", "eval")]
     runs = [json.loads(path.read_text(encoding="utf-8")) for path in paths if path.exists()]
-    if not runs:
+    return render_narrative(runs) if runs else None
+
+
+def write_narrative_page(page: Path = NARRATIVE_PAGE) -> Path | None:
+    """Render ``page`` from the committed runs; None when no split has been run."""
+    text = narrative_page()
+    if text is None:
         return None
-    page.write_text(render_narrative(runs), encoding="utf-8")
+    page.write_text(text, encoding="utf-8")
     return page

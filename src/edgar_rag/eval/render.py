@@ -1,4 +1,5 @@
-"""``make eval``: rebuild the evaluation pages from the committed runs, byte for byte.
+"""``make eval``: rebuild the evaluation pages from the committed runs, byte for byte (the
+golden set's and the narrative set's).
 
 ``--print`` shows the arms table instead (``make result``).
 """
@@ -9,6 +10,7 @@ import json
 from pathlib import Path
 
 from edgar_rag.eval.golden import read_golden
+from edgar_rag.eval.narrative import NARRATIVE_PAGE, narrative_page
 from edgar_rag.eval.report import render_answering, render_retrieval
 from edgar_rag.eval.report_figures import report_figures
 from edgar_rag.eval.report_page import SPLITS, render_report
@@ -43,6 +45,9 @@ def rendered() -> dict[Path, str]:
         report = report_figures(runs, read_golden(GOLDEN))
         pages[REPORT_JSON] = json.dumps(report, indent=1) + "\n"
         pages[REPORT_PAGE] = render_report(report)
+    narrative = narrative_page()
+    if narrative is not None:
+        pages[NARRATIVE_PAGE] = narrative
     return pages
 
 

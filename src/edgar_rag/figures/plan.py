@@ -99,6 +99,8 @@ def _item_plan(question: str, library: MetricLibrary) -> tuple[Expr, ResultUnit,
     named with no metric to join them leave what is asked unsaid."""
     items = library.find_items(question)
     share = _SHARE_OF_REVENUE.search(question) is not None
+    if not share and _ASKS_SHARE.search(question):
+        return None  # "what share of its revenue comes from its largest customer": no line item
     if share:
         items = [i for i in items if i.key != "revenue"]
     if len(items) != 1 or items[0].unit not in _ITEM_UNITS:
@@ -122,6 +124,10 @@ _SHARE_OF_REVENUE = re.compile(
     r"(?:net\s+)?(?:revenues?|sales)\b",
     re.IGNORECASE,
 )
+_ASKS_SHARE = re.compile(
+    r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b|%\s+of\b", re.IGNORECASE
+)
+"""A part of a whole asked for: what a line item alone never answers."""
 _GROWTH = re.compile(
     r"\b(?:grow|grew|grown|growth|percent(?:age)?\s+change|%\s*change|year-over-year\s+change)\b",
     re.IGNORECASE,
