@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from edgar_rag.answer.answerer import RECITED_NOTE, TRIMMED_NOTE, Answerer
+from edgar_rag.answer.answerer import RECITED_NOTE, TRIMMED_NOTE, Answerer, Prepared
 from edgar_rag.answer.gates import apply_gate, cross_fit_thresholds
 from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
 from edgar_rag.answer.tapes import NotRecorded
-from edgar_rag.domain import Generation, Prompt, Reason, Response
+from edgar_rag.domain import FilingMeta, Generation, Prompt, Reason, Response
 from edgar_rag.eval.golden import (
     GoldenQuestion,
     golden_questions,
@@ -111,9 +111,8 @@ def run_split(
 ) -> list[CaseRecord]:
     """One record per question of the split; each is appended to ``partial`` as it is made, and
     questions already there are not asked again (an interrupted run resumes)."""
-    done = _read_partial(partial)
+    done = read_partial(partial, CaseRecord)
     records = []
-    directory = answerer.directory
     for question in (q for q in golden if q.split == split):
         scope = index.resolve_scope(ticker=question.ticker, fiscal_year=question.fiscal_year)
         filing = scope.filing
@@ -123,14 +122,7 @@ def run_split(
         if question.id in done:
             records.append(replace(done[question.id], gold_in_prompt=shown, gold_in_top=whole))
             continue
-        read = prepared.question
-        company = (
-            directory is not None
-            and filing is not None
-            and company_guard(read.text, read.companies, filing) is not None
-        )
-        # Through the production gate, so that a replay exercises the code that serves requests.
-        period = not apply_gate("period", read, filing, prepared.hits, 0.0).passed
+        company, period = guards_declining(answerer, prepared, filing)
         started = time.perf_counter()
         computed = answerer.compute(prepared, "none")
         if computed is not None:  # answered (or declined) in code: every check's arm agrees
@@ -200,11 +192,30 @@ def _outcome(response: Response) -> str:
     )
 
 
-def _read_partial(partial: Path | None) -> dict[str, CaseRecord]:
+def guards_declining(
+    answerer: Answerer, prepared: Prepared, filing: FilingMeta | None
+) -> tuple[bool, bool]:
+    """Whether the company guard, and the period gate, would decline the prepared question
+    (the period gate through the production gate, so a replay exercises the serving code)."""
+    read = prepared.question
+    company = (
+        answerer.directory is not None
+        and filing is not None
+        and company_guard(read.text, read.companies, filing) is not None
+    )
+    period = not apply_gate("period", read, filing, prepared.hits, 0.0).passed
+    return company, period
+
+
+Record = TypeVar("Record")
+
+
+def read_partial(partial: Path | None, record: Callable[..., Record]) -> dict[str, Record]:
+    """The records an interrupted run appended to ``partial``, by question id."""
     if partial is None or not partial.exists():
         return {}
     rows = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines() if line]
-    return {row["id"]: CaseRecord(**row) for row in rows}
+    return {row["id"]: record(**row) for row in rows}
 
 
 def _reason(response: Response) -> str:
@@ -247,7 +258,7 @@ def record_split(split: str, *, finish_partial: bool = False) -> None:
         golden = read_golden(GOLDEN)
         asked = golden
         if finish_partial:
-            done = _read_partial(partial)
+            done = read_partial(partial, CaseRecord)
             asked = [q for q in golden if q.split == split and q.id in done]
         run = answer_split(answerer, index, golden, split, asked=asked, partial=partial)
     out.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")

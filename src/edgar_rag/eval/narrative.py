@@ -23,13 +23,12 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from edgar_rag.answer.answerer import Answerer, Prepared
-from edgar_rag.answer.gates import apply_gate
 from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
 from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.domain import Generation, Reason, Response
+from edgar_rag.eval.answering import guards_declining, read_partial
 from edgar_rag.eval.report import ARMS, arm_outcome
 from edgar_rag.markdown import interval, share, table
-from edgar_rag.question.companies import company_guard
 
 QUESTIONS = Path("data/narrative/questions.jsonl")
 ITEM_PATTERN = r"^(Item \d{1,2}[A-C]?|Cover|Document)$"
@@ -191,7 +190,7 @@ def run_narrative(
 ) -> list[NarrativeRecord]:
     """One record per question of the split; each is appended to ``partial`` as it is made, and
     questions already there are not asked again (an interrupted run resumes)."""
-    done = _read_partial(partial)
+    done = read_partial(partial, NarrativeRecord)
     records = []
     for question in (q for q in questions if q.split == split):
         if question.id in done:
@@ -202,13 +201,7 @@ def run_narrative(
         prepared = answerer.prepare(question.question, scope)
         phrase = _flat(question.phrase or "\0")
         shown = any(phrase in _flat(hit.passage.chunk.text) for hit in prepared.given)
-        read = prepared.question
-        company = (
-            answerer.directory is not None
-            and filing is not None
-            and company_guard(read.text, read.companies, filing) is not None
-        )
-        period = not apply_gate("period", read, filing, prepared.hits, 0.0).passed
+        company, period = guards_declining(answerer, prepared, filing)
         started = time.perf_counter()
         response = answerer.compute(prepared, "none")
         generation = None
@@ -254,13 +247,6 @@ def _generate(answerer: Answerer, prepared: Prepared, question: NarrativeQuestio
 
 def _reason(response: Response) -> str:
     return (response.reason or Reason.UNSUPPORTED_CLAIM).value
-
-
-def _read_partial(partial: Path | None) -> dict[str, NarrativeRecord]:
-    if partial is None or not partial.exists():
-        return {}
-    rows = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines() if line]
-    return {row["id"]: NarrativeRecord(**row) for row in rows}
 
 
 def answer_narrative(
