@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from edgar_rag.answer.answerer import AnswerSettings
 from edgar_rag.domain import Generation, Prompt
 
 Reply = str | Callable[[Prompt], str]
@@ -35,3 +36,14 @@ def marker_of(prompt: Prompt, needle: str) -> int:
         if needle in match.group(2):
             return int(match.group(1))
     raise AssertionError(f"no passage prints {needle!r}")
+
+
+WHOLE_PASSAGES = AnswerSettings(
+    search_k=20,
+    passages_in_prompt=20,
+    passage_chars=2000,
+    narrative_passages=20,
+    narrative_passage_chars=2000,
+)
+"""Twenty whole passages in the prompt, for any kind of question: a scripted reply can cite
+the passage printing its figure wherever search ranks it."""

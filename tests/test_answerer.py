@@ -20,7 +20,7 @@ from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.models import AskResponse
-from fakes import ScriptedGenerator, marker_of
+from fakes import WHOLE_PASSAGES, ScriptedGenerator, marker_of
 
 SALES_2025 = "What were Apple's total net sales in fiscal 2025?"
 
@@ -112,7 +112,7 @@ def test_a_figure_from_a_passage_that_never_names_the_metric_asked_is_withheld(
     question = "What was Apple's goodwill in fiscal 2025?"
     sales = cite("416,161", "Goodwill was $416,161 million in fiscal 2025 [{marker}].")
     # Every passage whole, so that the metric check alone decides.
-    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+    whole = WHOLE_PASSAGES
     for check, reason in ((True, Reason.UNSUPPORTED_CLAIM), (False, None)):
         model = ScriptedGenerator([sales])
         asker = answerer(index, model, settings=replace(whole, check_metric=check))
@@ -131,7 +131,7 @@ def test_a_percentage_printed_for_one_metric_never_answers_another(index: Sqlite
     "net sales": asked for the net profit margin, the figure is withheld, whether the model
     cites that passage or another one (which the verifier would move the citation from)."""
     gross = "33.4% for both"
-    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+    whole = WHOLE_PASSAGES
     scope = index.resolve_scope(ticker="HD", fiscal_year=2024)
     for cited in (gross, "Net sales"):
         sentence = "Home Depot's {metric} was 33.4% in fiscal 2024 [{marker}]."
@@ -181,7 +181,7 @@ def test_the_prior_year_figure_of_the_same_row_is_withheld(index: SqliteIndex) -
 
 
 def test_a_figure_without_a_citation_is_withheld(index: SqliteIndex) -> None:
-    model = ScriptedGenerator(["Total net sales were $416,161 million."])
+    model = ScriptedGenerator(["Apple sold goods worth $416,161 million."])
     response = answerer(index, model).answer(SALES_2025, index.resolve_scope(ticker="AAPL"))
     assert response.reason is Reason.NO_VALID_CITATION
 
@@ -288,7 +288,7 @@ def test_a_count_in_prose_answers_a_how_many_question(index: SqliteIndex) -> Non
     reply = cite(
         "166,000", "Apple had approximately 166,000 full-time equivalent employees [{marker}]."
     )
-    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+    whole = WHOLE_PASSAGES
     response = answerer(index, ScriptedGenerator([reply]), settings=whole).answer(
         "According to the risk factor disclosures, how many employees did the Company have as "
         "of September 27, 2025?",
@@ -306,7 +306,7 @@ def test_a_prose_figure_is_held_to_the_date_its_sentence_gives(index: SqliteInde
         "Approximately $11.7 billion of the share repurchase authorization remained available "
         "[{marker}].",
     )
-    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+    whole = WHOLE_PASSAGES
     response = answerer(index, ScriptedGenerator([reply]), settings=whole).answer(
         "How much of Home Depot's share repurchase authorization remained available?",
         index.resolve_scope(ticker="HD", fiscal_year=2024),
@@ -325,7 +325,7 @@ def test_an_answer_that_leaves_out_the_figure_asked_is_mended_from_its_cited_sen
         "of September 27, 2025?"
     )
     scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
-    whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+    whole = WHOLE_PASSAGES
     elided = cite("166,000", "Apple had approximately full-time equivalent employees [{marker}].")
     response = answerer(index, ScriptedGenerator([elided]), settings=whole).answer(question, scope)
     assert response.reason is None, response.detail

@@ -22,7 +22,7 @@ from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.models import AskResponse
-from fakes import ScriptedGenerator, marker_of
+from fakes import WHOLE_PASSAGES, ScriptedGenerator, marker_of
 
 
 class NoModel:
@@ -254,6 +254,6 @@ def test_a_model_answer_stating_another_years_margin_is_declined(index: SqliteIn
     for stated, reason in (("46.9%", None), ("46.2%", Reason.UNSUPPORTED_CLAIM)):
         sentence = f"Apple's gross margin was {stated} in fiscal 2025 [{{marker}}]."
         model = ScriptedGenerator([cite("Total gross margin percentage", sentence)])
-        whole = AnswerSettings(search_k=20, passages_in_prompt=20, passage_chars=2000)
+        whole = WHOLE_PASSAGES
         response = ask(index, question, "AAPL", 2025, model, whole)
         assert response.reason is reason, (stated, response.detail)

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from edgar_rag.answer.metric import figure_names_metric
+from edgar_rag.question.reading import read_question
 from edgar_rag.question.words import metric_words
 
 
@@ -177,3 +178,48 @@ def test_a_count_in_prose_is_held_to_what_the_question_counts() -> None:
     words = metric_words(question, None)
     line = "As of year end, approximately 67,000 lawsuits related to talc were pending."
     assert figure_names_metric("About 67,000 talc lawsuits were pending [1].", [line], words)
+
+
+def asked(question: str, sentence: str, answer: str) -> bool:
+    """The answer's figure, printed in ``sentence``, names what ``question`` asks (read as the
+    answerer reads it)."""
+    read = read_question(question)
+    return figure_names_metric(answer, [sentence], read.metric, read.counted)
+
+
+def test_a_count_printed_beside_what_is_counted_names_it() -> None:
+    """Union Pacific's legal note: the sentence says "lawsuits" beside 106 and leaves the
+    litigation's name to the sentence before it."""
+    question = (
+        "How many individual shipper lawsuits from the fuel surcharge antitrust litigation are "
+        "pending against Union Pacific?"
+    )
+    sentence = (
+        "As of January 31, 2025, approximately 106 lawsuits by individual shippers are pending "
+        "in federal court based on claims essentially identical to those alleged in MDL I."
+    )
+    assert asked(question, sentence, "About 106 lawsuits are pending [1].")
+    assert not asked(question, "There were 106 locomotives in storage.", "106 [1].")
+
+
+def test_a_word_counting_the_same_thing_before_the_figure_names_it() -> None:
+    question = "How many people did McDonald's itself employ at year-end 2023?"
+    sentence = "The Company's employees totaled over 150,000 worldwide as of year-end 2023."
+    assert asked(question, sentence, "It employed over 150,000 people [1].")
+
+
+def test_a_percentage_counts_nothing() -> None:
+    """ "How many employees" is not answered by the workforce's share of men."""
+    question = "How many employees did NVIDIA have at the end of fiscal 2025?"
+    sentence = "Our global workforce was 78% male, 21% female, and 1% not declared."
+    assert not asked(question, sentence, "78% [1].")
+
+
+def test_an_abbreviation_says_the_words_whose_initials_it_spells() -> None:
+    question = "How much of Boeing Commercial Airplanes' backlog is with airlines outside the U.S.?"
+    sentence = (
+        "Approximately 80% of BCA’s total backlog, in dollar terms, is with non-U.S. airlines."
+    )
+    assert asked(question, sentence, "About 80% of it is [1].")
+    other = "Approximately 80% of total backlog, in dollar terms, is with non-U.S. customers."
+    assert not asked(question, other, "About 80% of it is [1].")

@@ -301,3 +301,8 @@ def test_a_prose_figure_takes_the_whole_date_its_sentence_gives() -> None:
     )
     assert (dated.figure.text, dated.header) == ("470,100", "February 2, 2025")
     assert yearly.header == "2024"
+
+
+def test_the_number_of_a_standard_is_no_figure() -> None:
+    for text in ("the ISO 27002 Security Framework", "NIST CSF 2.0", "SOC 2 reports"):
+        assert find_figures(text) == [], text

@@ -12,6 +12,7 @@ import pytest
 from edgar_rag.domain import FilingMeta, SourceFormat
 from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.question.reading import Kind, asks_for_prose, question_kind, read_question
+from edgar_rag.question.words import counted_noun
 
 HOME_DEPOT = FilingMeta(
     sha256="0" * 64,
@@ -111,3 +112,22 @@ def test_a_question_that_asks_to_be_told_asks_for_prose() -> None:
     assert asks_for_prose("Why did Apple's gross margin fall in fiscal 2025?")
     assert asks_for_prose("Describe how Visa recognises revenue")
     assert not asks_for_prose("In fiscal 2023, what was the etr of Johnson & Johnson?")
+
+
+@pytest.mark.parametrize(
+    ("question", "counted"),
+    [
+        ("How many full-time equivalent employees did Apple have?", "employees"),
+        ("How many common shareholders of record did Union Pacific have?", "shareholders"),
+        (
+            "How many individual shipper lawsuits from the antitrust litigation are pending?",
+            "lawsuits",
+        ),
+        ("How much floor space did Boeing have at the end of 2024?", "space"),
+        ("How much of NVIDIA's revenue came from its largest customer?", None),
+        ("How much did NVIDIA pay out in cash dividends in fiscal 2025?", None),
+        ("What was Apple's net income in fiscal 2025?", None),
+    ],
+)
+def test_a_count_asked_is_read_as_what_it_counts(question: str, counted: str | None) -> None:
+    assert counted_noun(question) == counted

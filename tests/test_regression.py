@@ -82,6 +82,25 @@ def test_cases_that_got_better_offset_those_that_got_worse() -> None:
     assert change.line().startswith("ok ")
 
 
+def test_the_narrative_set_is_gated_by_its_own_kinds() -> None:
+    """Prose and figure questions count correct and wrong answers, decline questions false
+    answers; no group of the golden set's kinds is reported for them."""
+    baseline = {
+        **{f"p{i}": _case("prose", True, "answered") for i in range(3)},
+        **{f"f{i}": _case("figure", True, "answered") for i in range(3)},
+        "d": _case("decline", False, "model_declined"),
+    }
+    replayed = baseline | {f"f{i}": _case("figure", False, "answered") for i in range(3)}
+    changes = {(c.arm, c.group): c for c in compare(baseline, replayed)}
+    assert {group for _, group in changes} == {
+        "prose correct", "prose wrong answers", "figure correct", "figure wrong answers",
+        "decline false answers",
+    }  # fmt: skip
+    assert changes["none", "figure correct"].failed
+    assert changes["none", "figure wrong answers"].failed
+    assert not changes["none", "prose correct"].failed
+
+
 def test_false_answers_are_counted_by_kind_and_arm() -> None:
     declined = {
         f"p{i}": _case("other_period", False, "model_declined", period="out_of_period")

@@ -102,8 +102,27 @@ def test_a_marker_of_a_passage_not_given_is_no_citation() -> None:
 
 
 def test_a_sentence_with_a_figure_and_no_marker_has_no_valid_citation() -> None:
-    verdict = verify("Total net sales were $416,161 million in fiscal 2025.")
+    verdict = verify("Apple sold iPhones worth $416,161 million to its customers in fiscal 2025.")
     assert verdict.reason is Reason.NO_VALID_CITATION
+
+
+def test_an_answer_citing_nothing_cites_the_passage_holding_its_words() -> None:
+    """The model quoted a passage and left out the marker: code cites the passage that holds
+    the sentence's words, and the sentence is then checked against it as if the model had."""
+    verdict = verify("Total net sales increased 6% during 2025 compared to 2024.")
+    assert verdict.ok and verdict.attributed
+    assert verdict.text == "Total net sales increased 6% during 2025 compared to 2024 [4]."
+    wrong = verify("Total net sales increased 7% during 2025 compared to 2024.")
+    assert wrong.reason is Reason.UNSUPPORTED_CLAIM
+
+
+def test_markers_written_before_their_sentences_are_moved_after_them() -> None:
+    """ "[4] A. [1] B." cites [4] for A and [1] for B, as "A [4]. B [1]." does."""
+    verdict = verify("[4] Total net sales increased 6% in 2025. [1] They were $416,161 million.")
+    assert verdict.ok, verdict.detail
+    assert (
+        verdict.text == "Total net sales increased 6% in 2025 [4]. They were $416,161 million [1]."
+    )
 
 
 def test_a_figure_in_words_needs_a_marker_and_is_held_to_the_passage() -> None:

@@ -19,6 +19,8 @@ from edgar_rag.answer.gates import apply_gate
 from edgar_rag.answer.metric import figure_names_metric, sentence_stating
 from edgar_rag.answer.numbers import find_figures
 from edgar_rag.answer.prompt import (
+    INSTRUCTION,
+    NARRATIVE_INSTRUCTION,
     PromptPassage,
     build_prompt,
     carries_refusal_word,
@@ -36,8 +38,10 @@ from edgar_rag.domain import (
     Response,
     Scope,
 )
+from edgar_rag.errors import NotFoundError
 from edgar_rag.question.companies import CompanyDirectory, company_guard
-from edgar_rag.question.reading import Question, read_question
+from edgar_rag.question.periods import asked_fiscal_years
+from edgar_rag.question.reading import Kind, Question, read_question
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_at
 
@@ -65,6 +69,12 @@ class AnswerSettings:
     max_tokens: int = 120
     check_metric: bool = True
     """Withhold a figure whose cited passages never name what the question asks about."""
+    narrative_passages: int = 4
+    narrative_passage_chars: int = 500
+    """A narrative question's answer is a sentence or two of prose, longer than a table row:
+    fewer, longer windows hold it (docs/narrative.md)."""
+    narrow_to_named_company: bool = True
+    """Ask a corpus-wide question that names one company of that company's filing."""
 
 
 def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
@@ -139,14 +149,19 @@ class Answerer:
         """Read the question (once: every later stage takes what is read here), search, then
         the prompt from the best lines of the top passages."""
         question = read_question(text, scope.filing, self.directory)
+        narrowed = self.narrow(question, scope)
+        if narrowed is not scope:
+            scope = narrowed
+            question = read_question(text, scope.filing, self.directory)
         timings: dict[str, float] = {}
         hits, searched = self.searcher.search_timed(question, scope, self.settings.search_k)
         timings["embed"] = round(searched.embed_ms, 1)
         timings["search"] = round(searched.search_ms + searched.fuse_ms, 1)
-        given = hits[: self.settings.passages_in_prompt]
-        windows = [
-            best_window(h.passage.chunk.text, question, self.settings.passage_chars) for h in given
-        ]
+        settings = self.settings
+        narrative = question.kind is Kind.NARRATIVE
+        given = hits[: settings.narrative_passages if narrative else settings.passages_in_prompt]
+        chars = settings.narrative_passage_chars if narrative else settings.passage_chars
+        windows = [best_window(h.passage.chunk.text, question, chars) for h in given]
         token = self.draw_token(text + "\x00" + "\x00".join(str(h.passage.chunk_id) for h in given))
         prompt = build_prompt(
             text,
@@ -157,9 +172,35 @@ class Answerer:
             token,
             _source(scope.filing),
             self.settings.max_tokens,
+            instruction=NARRATIVE_INSTRUCTION if narrative else INSTRUCTION,
         )
         best = max((h.cosine for h in hits), default=None)
         return Prepared(question, scope, hits, given, windows, prompt, best, timings)
+
+    def narrow(self, question: Question, scope: Scope) -> Scope:
+        """The filing a corpus-wide question is asked of when it names one company: that
+        company's filing of the fiscal year it names, or its latest when it names none. The
+        corpus stays the scope when the question names no company or several, several years,
+        or a company or year that is not indexed."""
+        if not scope.corpus_wide or not self.settings.narrow_to_named_company:
+            return scope
+        named = {(c.cik, c.tickers) for m in question.companies for c in m.companies}
+        if len(named) != 1:
+            return scope
+        cik, tickers = named.pop()
+        index = self.searcher.index
+        try:
+            latest = index.resolve_scope(ticker=tickers[0] if tickers else None, cik=cik)
+            if latest.filing is None:
+                return scope
+            years = asked_fiscal_years(question.text, latest.filing)
+            if len(years) > 1:
+                return scope
+            if not years or latest.filing.fiscal_year in years:
+                return latest
+            return index.resolve_scope(cik=latest.filing.cik, fiscal_year=min(years))
+        except NotFoundError:
+            return scope
 
     def screen(
         self, prepared: Prepared, gate_name: str
@@ -249,7 +290,7 @@ class Answerer:
             # "Approximately ... employees": the figure asked is missing from the answer. The
             # cited sentence that states it is shown in its place, or the answer is declined.
             cited = [m for m in dict.fromkeys(markers_in(text)) if m in passages]
-            found = sentence_stating(question.metric, passages, cited)
+            found = sentence_stating(question.metric, passages, cited, question.counted)
             if found is None:
                 what = ", ".join(question.metric) or "what it asks"
                 return decline(
@@ -265,7 +306,7 @@ class Answerer:
         if verdict.ok and check_periods:
             verdict = _reported_period(verdict, text, named, filing)
         if verdict.ok and (self.settings.check_metric if check_metric is None else check_metric):
-            verdict = _metric_named(verdict, text, question.metric, windows)
+            verdict = _metric_named(verdict, text, question, windows)
         if verdict.ok and self.computed is not None:
             # Where code can compute what the model states (a margin, a reported line), the
             # model's figure must be what the filing's reported figures give.
@@ -356,13 +397,14 @@ def _reported_period(
 
 
 def _metric_named(
-    verdict: Verdict, text: str, wanted: Sequence[str], windows: Sequence[Window]
+    verdict: Verdict, text: str, question: Question, windows: Sequence[Window]
 ) -> Verdict:
     """The verdict, unless no figure the answer states sits on a line of its cited passages that
     names the metric asked (a nearby number of another line item, the typical answer to a
     metric the filing does not disclose)."""
     cited = [windows[m - 1].text for m in verdict.cited]
-    if figure_names_metric(strip_markers(text), cited, wanted):
+    wanted = question.metric
+    if figure_names_metric(strip_markers(text), cited, wanted, question.counted):
         return verdict
     return replace(
         verdict,

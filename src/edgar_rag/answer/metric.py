@@ -7,12 +7,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from edgar_rag.answer.numbers import PROSE_SENTENCE, Figure, find_figures, passage_figures, supports
+from edgar_rag.answer.numbers import (
+    PROSE_SENTENCE,
+    Figure,
+    PrintedFigure,
+    find_figures,
+    passage_figures,
+    supports,
+)
 from edgar_rag.question.words import (
     DISTINGUISHING,
     GENERIC,
     QUALIFIERS,
     SYNONYMS_OF,
+    counting_stems,
     expand,
     lower_words,
     stem,
@@ -20,7 +28,9 @@ from edgar_rag.question.words import (
 )
 
 
-def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[str]) -> bool:
+def figure_names_metric(
+    answer: str, passages: Iterable[str], words: Iterable[str], counted: str | None = None
+) -> bool:
     """Some figure the answer states is printed on a line (a table row, a sentence) of the cited
     passages that names what the question asks; true when the answer states no figure or the
     question names no metric.
@@ -32,6 +42,11 @@ def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[st
     equity total), unless its own label says nothing but ``Total`` or the like. A sentence
     whose figure belongs to a metric of another kind (``gross margin ... 51.2%`` for a question
     on net margin) backs no figure of the metric asked, whatever else its line says.
+
+    For a question that counts something (``counted``: "how many ... lawsuits"), a sentence
+    also names it when the figure is printed beside what is counted: "106 lawsuits by
+    individual shippers", "employees totaled over 150,000" (a percentage counts nothing). An
+    abbreviation says the words whose initials it spells: "BCA" says "commercial airplanes".
     """
     words = list(words)
     wanted = expand(words, strict=True)
@@ -49,12 +64,15 @@ def figure_names_metric(answer: str, passages: Iterable[str], words: Iterable[st
             printed = passage_figures(line)
             if not any(supports(p, c) for p in printed for c in claims):
                 continue
-            if " | " not in line and not _backing_sentences(line, claims, words):
-                continue
-            naming = _naming_text(line, unasked)
-            said = text_stems(naming or "")
+            if " | " not in line:
+                if counted is not None and _counted_beside(line, claims, counted):
+                    return True
+                if not _backing_sentences(line, claims, words):
+                    continue
+            naming = _naming_text(line, unasked) or ""
+            said = text_stems(naming) | _abbreviated(naming, asked)
             if (
-                naming is not None
+                naming
                 and wanted & said
                 and required <= said
                 and 2 * sum(_says(word, said) for word in asked) >= len(asked)
@@ -81,6 +99,43 @@ def _backing_sentences(line: str, claims: Sequence[Figure], words: Sequence[str]
         if any(supports(p, c) for p in passage_figures(sentence) for c in claims)
         and all(stem(kind[1].lower()) in asked for kind in _METRIC_KIND.finditer(sentence))
     ]
+
+
+def _counted_beside(line: str, claims: Sequence[Figure], counted: str) -> bool:
+    """A sentence of the prose ``line`` prints a claimed count (no percentage) with a word for
+    what is ``counted`` among the few words after it or before it."""
+    nouns = counting_stems(counted)
+    for sentence in PROSE_SENTENCE.split(line):
+        for figure in find_figures(sentence):
+            printed = PrintedFigure(figure, (), header=None, label=None)
+            if figure.is_percent or not any(supports(printed, claim) for claim in claims):
+                continue
+            after = lower_words(sentence[figure.end :])[:_AFTER_WORDS]
+            before = lower_words(sentence[: figure.start])[-_BEFORE_WORDS:]
+            if nouns & {stem(word) for word in [*after, *before]}:
+                return True
+    return False
+
+
+_AFTER_WORDS = 4
+"""How far after a count its noun may come: "106 lawsuits", "3 million square feet"."""
+_BEFORE_WORDS = 5
+"""How far before: "employees totaled over 150,000", "holders of record ... was 101,000"."""
+_ABBREVIATION = re.compile(r"\b[A-Z]{2,6}\b")
+
+
+def _abbreviated(text: str, asked: Sequence[str]) -> frozenset[str]:
+    """The stems of two or more consecutive ``asked`` words whose initials an abbreviation of
+    ``text`` spells ("BCA" for "commercial airplanes" asked after the company's name)."""
+    initials = "".join(word[0] for word in asked)
+    said: set[str] = set()
+    for token in _ABBREVIATION.findall(text):
+        letters = token.lower()
+        for first in range(len(asked)):
+            for last in range(first + 2, len(asked) + 1):
+                if initials[first:last] in letters:
+                    said.update(stem(word) for word in asked[first:last])
+    return frozenset(said)
 
 
 def _naming_text(line: str, unasked: set[str]) -> str | None:
@@ -121,7 +176,10 @@ def _says(word: str, said: frozenset[str]) -> bool:
 
 
 def sentence_stating(
-    words: Sequence[str], passages: Mapping[int, str], markers: Sequence[int]
+    words: Sequence[str],
+    passages: Mapping[int, str],
+    markers: Sequence[int],
+    counted: str | None = None,
 ) -> tuple[int, str] | None:
     """The first prose sentence of the passages of ``markers`` (in that order) that states a
     figure on a line naming the metric ``words`` say, with its marker; None when none does or
@@ -133,6 +191,8 @@ def sentence_stating(
             if " | " in line:
                 continue
             for sentence in PROSE_SENTENCE.split(line):
-                if find_figures(sentence) and figure_names_metric(sentence, [sentence], words):
+                if find_figures(sentence) and figure_names_metric(
+                    sentence, [sentence], words, counted
+                ):
                     return marker, sentence.strip()
     return None

@@ -2,7 +2,8 @@
 
 Reads figures written in digits (``$416,161 million``, ``(4)%``, ``$1.5B``) or in words
 (``two and a half billion``) and leaves out what only looks like one: citation markers, years,
-dates, counts of periods, and the numbers of Items, Notes, pages, exhibits, sections and rules.
+dates, counts of periods, and the numbers of Items, Notes, pages, exhibits, sections and rules
+and of standards (ISO 27001, NIST CSF 2.0, SOC 2).
 A passage's labelled table rows (``Total net sales | 2025: 416,161 | (in millions)``) say which
 column and which scale each printed figure belongs to. Pure: no I/O.
 """
@@ -23,6 +24,7 @@ _REFERENCE_NUMBER = r"\d[\w.\-]*(?:\([a-z0-9]+\))*"
 _REFERENCE = re.compile(
     r"(?i:\b(?:items?|notes?|pages?|pp?\.|exhibits?|sections?|parts?|rules?|footnotes?|"
     r"schedules?|forms?|articles?|chapters?|regulations?|topics?|asc|asu|sfas|levels?|tiers?|s&p|"
+    r"iso(?:/iec)?|iec|nist(?:\s+csf)?|csf|soc|pci|ifrs|ias|frameworks?|"
     rf"nos?\.)\s*){_REFERENCE_NUMBER}"
     rf"(?:(?:\s*,\s+|\s+(?:and|or|through|to)\s+|\s*[-–]\s*){_REFERENCE_NUMBER})*"
 )

@@ -30,6 +30,11 @@ INSTRUCTION = (
     "from the column of the period asked, and cite the passage number like [1]."
 )
 
+NARRATIVE_INSTRUCTION = (
+    "Answer in one or two sentences in the passage's own words, quoting any figure exactly as "
+    "written with what it counts, and cite the passage number like [1] after each sentence."
+)
+
 _ANGLE = str.maketrans({"<": "‹", ">": "›", "[": "(", "]": ")"})
 _ROLE_AT_LINE_START = re.compile(
     r"(?im)^(\s*)(system|user|assistant|human|ai|instruction|### ?\w+)\s*:"
@@ -84,6 +89,7 @@ def build_prompt(
     refusal_token: str,
     source: str | None,
     max_tokens: int = 120,
+    instruction: str = INSTRUCTION,
 ) -> Prompt:
     """One user message: the fixed preamble, the passages, the refusal token, the question and
     the instruction. The refusal clause comes before the question: placed last, it drew the
@@ -102,7 +108,7 @@ def build_prompt(
         + "\n</passages>\n\n"
         + f"If the passages do not contain the answer, reply exactly: {refusal_token}\n"
         + f"Question: {sanitise_passage(question, refusal_token)}\n"
-        + INSTRUCTION
+        + instruction
     )
     return Prompt(
         messages=(Message("user", user),),

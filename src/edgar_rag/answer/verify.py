@@ -24,6 +24,7 @@ from edgar_rag.answer.numbers import (
     unread_numbers,
 )
 from edgar_rag.domain import Reason
+from edgar_rag.question.words import STOPWORDS, lower_words, stem
 
 LONG_SENTENCE_WORDS = 25
 """A sentence of more words than this makes a claim even without a figure, so it must cite."""
@@ -32,6 +33,11 @@ _QUOTE_CHARS = 120
 _MAX_RANGE = 20
 _MARKER_WITH_SPACE = re.compile(r"[ \t]*" + MARKER.pattern)
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*(?P<markers>(?:\s*" + MARKER.pattern + r")*)(?=\s|$)")
+_MARKER_RUN = re.compile(r"((?:\[\s*\d+(?:\s*[,\-–]\s*\d+)*\s*\]\s*)+)")
+_LEADING_MARKER = re.compile(r"\s*\[\s*\d")
+_ENDING = re.compile(r"[.!?]+[\"'”’)]*$")
+_ATTRIBUTED_SHARE = 0.8
+"""How many of an uncited sentence's words a passage must hold for the sentence to cite it."""
 _SCALE_CELL = re.compile(r"\(in (?:thousands|millions|billions)\)", re.IGNORECASE)
 _ACRONYM = re.compile(r"(?:[a-z]\.)+[a-z]")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
@@ -56,6 +62,8 @@ class Verdict:
     """Citations corrected: (the marker the model wrote, the passage that prints its figures)."""
     trimmed: bool = False
     """A table row the model copied out is shown with the columns of the years asked only."""
+    attributed: bool = False
+    """The model cited nothing; each sentence cites the passage that holds its words."""
 
 
 def markers_in(text: str) -> list[int]:
@@ -124,6 +132,11 @@ def verify_answer(
     writes ``[1]`` out of habit), and a table row the model copied whole keeps only the columns
     of the years asked; both corrections are recorded in the verdict.
     """
+    text = "\n".join(markers_last(line) for line in text.split("\n"))
+    attributed = False
+    if not markers_in(text):
+        quoted = _attributed(text, passages)
+        text, attributed = quoted or text, quoted is not None
     cited = tuple(m for m in markers_in(text) if m in passages)
     if not text.strip():
         return Verdict(False, Reason.NO_VALID_CITATION, "the answer is empty", cited, text)
@@ -148,7 +161,60 @@ def verify_answer(
     if not cited:
         detail = "the answer cites no passage that was given, so nothing it says is grounded"
         return Verdict(False, Reason.NO_VALID_CITATION, detail, cited, text)
-    return Verdict(True, None, None, cited, shown, tuple(recited), trimmed=text != written)
+    return Verdict(
+        True, None, None, cited, shown, tuple(recited), trimmed=text != written,
+        attributed=attributed,
+    )  # fmt: skip
+
+
+def markers_last(line: str) -> str:
+    """A line whose citation markers come before their sentences ("[1] Sales rose. [2] Costs
+    fell.", as a small model often writes) with each marker moved to the end of the sentence
+    it heads ("Sales rose [1]. Costs fell [2]."); any other line, and a copied table row,
+    unchanged."""
+    if not _LEADING_MARKER.match(line) or " | " in line:
+        return line
+    pieces = _MARKER_RUN.split(line)
+    moved = []
+    for run, following in zip(pieces[1::2], pieces[2::2], strict=True):
+        markers = " ".join(run.split())
+        body = following.strip()
+        if not body:
+            moved.append(markers)
+            continue
+        ending = _ENDING.search(body)
+        stop = ending.group(0) if ending else ""
+        moved.append(f"{body[: len(body) - len(stop)].rstrip()} {markers}{stop}")
+    return " ".join(moved)
+
+
+def _attributed(text: str, passages: Mapping[int, str]) -> str | None:
+    """An answer that cites nothing, with each sentence citing the first given passage that
+    holds nearly all its words (the model quoted or closely paraphrased it and left out the
+    marker); None when some sentence has no such passage."""
+    held = {marker: _content_words(passage) for marker, passage in passages.items()}
+    shown = text
+    for sentence in split_sentences(text):
+        words = _content_words(sentence)
+        source = next(
+            (
+                marker
+                for marker, passage in held.items()
+                if words and len(words & passage) >= _ATTRIBUTED_SHARE * len(words)
+            ),
+            None,
+        )
+        if source is None:
+            return None
+        ending = _ENDING.search(sentence)
+        stop = ending.group(0) if ending else ""
+        cited = f"{sentence[: len(sentence) - len(stop)].rstrip()} [{source}]{stop}"
+        shown = shown.replace(sentence, cited, 1)
+    return shown
+
+
+def _content_words(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in lower_words(text) if len(w) > 2 and w not in STOPWORDS)
 
 
 def asked_columns(

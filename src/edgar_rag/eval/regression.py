@@ -109,10 +109,10 @@ def case_outcomes(run: Mapping[str, Any]) -> dict[str, CaseOutcome]:
 def _groups_of(case: CaseOutcome, arm: str) -> dict[str, bool]:
     """Group name -> whether the case counts in it under this arm."""
     answered = case.outcomes[arm] == "answered"
-    if case.kind == "answerable":
+    if case.kind in ("answerable", "prose", "figure"):
         return {
-            "answerable correct": answered and case.correct,
-            "answerable wrong answers": answered and not case.correct,
+            f"{case.kind} correct": answered and case.correct,
+            f"{case.kind} wrong answers": answered and not case.correct,
         }
     return {f"{case.kind} false answers": answered}
 
@@ -121,8 +121,41 @@ GROUPS = (
     "answerable correct",
     "answerable wrong answers",
     *(f"{kind} false answers" for kind in UNANSWERABLE),
+    "prose correct",
+    "prose wrong answers",
+    "figure correct",
+    "figure wrong answers",
+    "decline false answers",
 )
-_MORE_IS_BETTER = frozenset({"answerable correct"})
+"""The golden set's groups, then the narrative set's (whose unanswerable kind is ``decline``)."""
+_MORE_IS_BETTER = frozenset({"answerable correct", "prose correct", "figure correct"})
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionSet:
+    """A question set eval-ci replays: its questions, and where its tapes and baselines lie."""
+
+    name: Literal["golden", "narrative"]
+    questions: Path
+
+    def tape(self, split: str) -> Path:
+        return self.questions.parent / f"tape-{split}.jsonl"
+
+    def baseline(self, split: str) -> Path:
+        return self.questions.parent / f"baseline-{split}.json"
+
+    def answer(self, answerer: Any, index: Any, split: str) -> dict[str, Any]:
+        if self.name == "golden":
+            return answer_split(answerer, index, read_golden(self.questions), split)
+        from edgar_rag.eval.narrative import answer_narrative, read_narrative  # noqa: PLC0415
+
+        return answer_narrative(answerer, index, read_narrative(self.questions), split)
+
+
+SETS = {
+    "golden": QuestionSet("golden", GOLDEN),
+    "narrative": QuestionSet("narrative", Path("data/narrative/questions.jsonl")),
+}
 
 
 def group_counts(cases: Mapping[str, CaseOutcome]) -> dict[str, int]:
@@ -150,7 +183,7 @@ def compare(
     changes = []
     for arm in ARMS:
         for group in GROUPS:
-            before, after = 0, 0
+            before, after, counted = 0, 0, False
             worse: list[str] = []
             better: list[str] = []
             for case_id in sorted(baseline):
@@ -158,11 +191,12 @@ def compare(
                 now = _groups_of(replayed[case_id], arm).get(group)
                 if was is None or now is None:
                     continue
-                before, after = before + was, after + now
+                before, after, counted = before + was, after + now, True
                 if was != now:
                     got_better = now if group in _MORE_IS_BETTER else was
                     (better if got_better else worse).append(case_id)
-            changes.append(GroupChange(arm, group, before, after, tuple(worse), tuple(better)))
+            if counted:  # a group of the other question set's kinds holds none of these
+                changes.append(GroupChange(arm, group, before, after, tuple(worse), tuple(better)))
     return changes
 
 
@@ -170,7 +204,9 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def replay(settings: Settings, split: str, golden_path: Path = GOLDEN) -> dict[str, Any]:
+def replay(
+    settings: Settings, split: str, questions: QuestionSet = SETS["golden"]
+) -> dict[str, Any]:
     """The split answered again by the current code: retrieval over the settings' index,
     generations from their tape only (never a model)."""
     from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
@@ -180,7 +216,7 @@ def replay(settings: Settings, split: str, golden_path: Path = GOLDEN) -> dict[s
     replaying = settings.model_copy(update={"tape_mode": "replay", "database_url": None})
     with closing(open_index(replaying)) as index:
         answerer = build_answerer(replaying, index)
-        return answer_split(answerer, index, read_golden(golden_path), split)
+        return questions.answer(answerer, index, split)
 
 
 def make_baseline(run: Mapping[str, Any], tape: Path, golden_path: Path = GOLDEN) -> Baseline:
@@ -216,15 +252,17 @@ def eval_ci(
     tape: Path | None,
     baseline_path: Path | None,
     out: Path | None,
+    questions: QuestionSet = SETS["golden"],
 ) -> int:
     """``check``: replay the split and compare it with its baseline, 1 when a group is worse;
     ``baseline``: replay it and write the baseline. 2, with one line on stderr, when the replay
-    cannot run. ``tape``, ``baseline_path`` and ``out`` default to the split's own files."""
+    cannot run. ``tape``, ``baseline_path`` and ``out`` default to the split's own files of the
+    question set."""
     from edgar_rag.config import load_settings  # noqa: PLC0415
 
-    tape = tape or Path(f"data/golden/tape-{split}.jsonl")
-    baseline_path = baseline_path or Path(f"data/golden/baseline-{split}.json")
-    out = out or Path(f"build/eval-ci/run-{split}.json")
+    tape = tape or questions.tape(split)
+    baseline_path = baseline_path or questions.baseline(split)
+    out = out or Path(f"build/eval-ci/{questions.name}-run-{split}.json")
     try:
         if not index.exists():
             raise ConfigError(f"no index at {index}; build it with `make build/corpus.db`")
@@ -233,16 +271,16 @@ def eval_ci(
             if not baseline_path.exists():
                 raise ConfigError(f"no baseline at {baseline_path}; write it: make eval-baseline")
             baseline = Baseline.model_validate_json(baseline_path.read_text(encoding="utf-8"))
-            ensure_comparable(baseline, tape)
+            ensure_comparable(baseline, tape, questions.questions)
         settings = load_settings().model_copy(update={"db": index, "tape": tape})
-        run = replay(settings, split)
+        run = replay(settings, split, questions)
     except EdgarRagError as error:
         sys.stderr.write(f"eval-ci: {error}\n")
         return 2
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
     if baseline is None:
-        written = make_baseline(run, tape)
+        written = make_baseline(run, tape, questions.questions)
         baseline_path.write_text(written.model_dump_json(indent=1) + "\n", encoding="utf-8")
         sys.stdout.write(f"eval-ci: wrote {baseline_path} ({len(written.cases)} cases)\n")
         return 0
@@ -251,8 +289,8 @@ def eval_ci(
         sys.stdout.write(change.line() + "\n")
     failed = [c for c in changes if c.failed]
     sys.stdout.write(
-        f"eval-ci: {split} split, {len(run['records'])} questions replayed from {tape} "
-        f"against {baseline_path}: "
+        f"eval-ci: {questions.name} {split} split, {len(run['records'])} questions replayed "
+        f"from {tape} against {baseline_path}: "
         + (
             f"{len(failed)} groups worse by {FAIL_AT} or more cases net\n"
             if failed

@@ -18,6 +18,7 @@ from edgar_rag.question.companies import CompanyDirectory, CompanyMention
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.words import (
     asks_amount,
+    counted_noun,
     lower_words,
     metric_words,
     query_terms,
@@ -59,6 +60,8 @@ class Question:
     kind: Kind
     asks_amount: bool = False
     """It asks how many or how much: a right answer states a figure."""
+    counted: str | None = None
+    """What that figure counts ("employees" for "how many full-time employees"), if it asks."""
 
 
 def read_question(
@@ -80,6 +83,7 @@ def read_question(
         companies=companies,
         kind=question_kind(text, companies),
         asks_amount=asks_amount(text),
+        counted=counted_noun(text),
     )
 
 

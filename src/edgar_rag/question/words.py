@@ -161,6 +161,43 @@ _HOW_MANY = re.compile(
 """A count or an amount asked for: the words that say of what ("how many stores did")."""
 
 
+def counted_noun(question: str) -> str | None:
+    """What a count or an amount asked for counts: the last word of the phrase after ``how
+    many`` or ``how much`` before any preposition ("how many individual shipper lawsuits from
+    the ... litigation" counts lawsuits; "how many common shareholders of record", shareholders);
+    None when the question asks no such thing, or asks how much *of* something (a share)."""
+    asked = _HOW_MANY.search(question)
+    if asked is None or _NOT_COUNTED.match(asked["phrase"]):
+        return None
+    head = _PREPOSITION.split(asked["phrase"], maxsplit=1)[0]
+    words = [_POSSESSIVE.sub("", w) for w in lower_words(head)]
+    return words[-1] if words else None
+
+
+COUNT_NOUNS: tuple[tuple[str, ...], ...] = (
+    ("employees", "employee", "people", "associates", "headcount", "workforce", "staff"),
+    ("shareholders", "stockholders", "holders"),
+    ("lawsuits", "cases", "actions", "claims", "suits", "complaints"),
+    ("stores", "locations", "outlets"),
+    ("space", "feet", "footage", "area"),
+)
+"""The words that count the same thing ("people" are its employees, "space" is square feet):
+for the words printed beside a figure, never for search or the prompt's windows."""
+_COUNTED_AS = {word: group for group in COUNT_NOUNS for word in group}
+_NOT_COUNTED = re.compile(
+    r"(?:of|did|does|do|is|are|was|were|has|have|had|will|would|can|could)\b", re.I
+)
+"""A phrase after "how much" that is no count: "how much of its revenue", "how much did it pay"."""
+_PREPOSITION = re.compile(
+    r"\s+(?:of|from|by|with|on|under|across|within|to|in|at|for|that|which|who)\s+", re.I
+)
+
+
+def counting_stems(noun: str) -> frozenset[str]:
+    """The stems of ``noun`` and of the words that count the same thing."""
+    return frozenset(stem(w) for w in _COUNTED_AS.get(noun, (noun,)))
+
+
 def asks_amount(question: str) -> bool:
     """The question asks how many or how much: a right answer states a figure."""
     return _HOW_MANY.search(question) is not None

@@ -67,6 +67,10 @@ class SearchSettings:
     """Two passages at least this close in embedding space count as one."""
     rerank_candidates: int = 20
     """How many distinct fused hits a reranker, when the searcher has one, reorders."""
+    narrative_lexical_weight: float = 1.5
+    """The lexical ranking's weight in the fusion for a narrative question: its answer is a
+    sentence saying the question's own words ("holders of record"), which one ranker alone often
+    finds first (docs/narrative.md)."""
 
 
 @dataclass(slots=True)
@@ -106,12 +110,10 @@ class Searcher:
             if settings.dense
             else []
         )
+        narrative = question.kind is Kind.NARRATIVE
+        terms = without_filer_name(question.terms, scope.filing, any_format=narrative)
         lexical = (
-            self.index.lexical_search(
-                without_filer_name(question.terms, scope.filing),
-                scope.filing_id,
-                settings.candidates,
-            )
+            self.index.lexical_search(terms, scope.filing_id, settings.candidates)
             if settings.lexical
             else []
         )
@@ -136,7 +138,8 @@ class Searcher:
             operands = rank_operand_chunks(wanted, displayed, period_end, settings.candidates)
         searched = time.perf_counter()
         rankings = [[i for i, _ in ranking] for ranking in (dense, lexical, facts, operands)]
-        weights = (1.0, 1.0, settings.facts_weight, settings.operands_weight)
+        lexical_weight = settings.narrative_lexical_weight if narrative else 1.0
+        weights = (1.0, lexical_weight, settings.facts_weight, settings.operands_weight)
         fused = fuse_rankings(rankings, settings.rrf_k, weights)
         if named is not None:
             fused = [(named, fused[0][1] if fused else 1.0)] + [p for p in fused if p[0] != named]
@@ -171,13 +174,17 @@ class Searcher:
         )
 
 
-def without_filer_name(terms: tuple[str, ...], filing: FilingMeta | None) -> tuple[str, ...]:
-    """A scoped search's terms without the filer's own name and ticker, in a PDF annual report:
-    it carries its exhibits (subsidiaries, certifications, signatures), whose every line prints
-    the filer's name, so matching the name would rank those lists first, while every passage of
-    the filing is the filer's. The terms stay whole when nothing else is left. An HTML filing
-    keeps them (its answers are recorded on the golden tape)."""
-    if filing is None or filing.source_format is not SourceFormat.PDF:
+def without_filer_name(
+    terms: tuple[str, ...], filing: FilingMeta | None, *, any_format: bool = False
+) -> tuple[str, ...]:
+    """A scoped search's terms without the filer's own name and ticker, in a PDF annual report
+    (or in any filing when ``any_format``, as for a narrative question): it carries its exhibits
+    (subsidiaries, certifications, signatures), whose every line prints the filer's name, so
+    matching the name would rank those lists first, while every passage of the filing is the
+    filer's. The terms stay whole when nothing else is left. An HTML filing keeps them for a
+    figure question (its answers are recorded on the golden tape). A narrative question keeps
+    its dates: a prose figure is dated by its sentence ("As of September 27, 2025, ...")."""
+    if filing is None or not (any_format or filing.source_format is SourceFormat.PDF):
         return terms
     own = set(_NAME_WORD.findall(filing.company.lower()))
     own.update(filing.ticker.lower().split() if filing.ticker else ())
