@@ -111,3 +111,15 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     yield make_conninfo(postgres_server, dbname=name)
     with psycopg.connect(postgres_server, autocommit=True) as admin:
         admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="session")
+def apple_index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Path:
+    """A SQLite index of Apple's fiscal 2025 10-K from the sample, built once with the hashing
+    embedder (about 2 s); open it with ``embedder="hashing"``, and do not write to it."""
+    from edgar_rag.api import open_index  # noqa: PLC0415
+
+    db = tmp_path_factory.mktemp("apple") / "index.db"
+    with open_index(db, embedder="hashing") as index:
+        index.ingest(sample_dir / "filings", tickers=["AAPL"], years=[2025])
+    return db
