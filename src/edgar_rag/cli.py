@@ -292,6 +292,15 @@ def serve(host: str, port: int, db: Path | None) -> None:
 
 
 @main.command()
+@db_option
+def mcp(db: Path | None) -> None:
+    """Serve the Model Context Protocol over stdio (tools: search, ask, compute, filings)."""
+    from edgar_rag.mcp_server import serve_stdio  # noqa: PLC0415
+
+    serve_stdio(db)
+
+
+@main.command()
 @click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
 @db_option
 def thresholds(split: str, db: Path | None) -> None:
