@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import edgar_rag
-from edgar_rag.errors import NotFoundError
+from edgar_rag.errors import ConfigError, NotFoundError
 from edgar_rag.ingest.indexer import Outcome
 
 README = Path(__file__).parents[1] / "README.md"
@@ -49,6 +49,19 @@ def test_compute_answers_what_needs_no_model_and_nothing_else(index: edgar_rag.I
     assert declined.reason is not None
     assert declined.reason.value == "out_of_scope"
     assert index.compute("How does Apple describe its competition?", ticker="AAPL") is None
+
+
+def test_compute_builds_no_generator(apple_index: Path, tmp_path: Path) -> None:
+    """A replay setting whose tape is missing fails ask, never compute."""
+    missing = tmp_path / "no-tape.jsonl"
+    with edgar_rag.open_index(
+        apple_index, embedder="hashing", tape_mode="replay", tape=missing
+    ) as index:
+        computed = index.compute("What was Apple's revenue in fiscal 2025?", ticker="AAPL")
+        assert computed is not None
+        assert computed.generator == "computed"
+        with pytest.raises(ConfigError, match="tape not found"):
+            index.ask("How does Apple describe its competition?", ticker="AAPL")
 
 
 def test_a_name_not_indexed_raises_the_line_the_command_prints(index: edgar_rag.Index) -> None:

@@ -166,16 +166,14 @@ class Index:
     def _answerer(self, *, model: bool) -> Answerer:
         """The answerer of the configured generator, or (``model`` False) one that never
         builds a model, for answers in code; both share this index's searcher."""
-        from dataclasses import replace  # noqa: PLC0415
-
         from edgar_rag.compose import build_answerer  # noqa: PLC0415
 
         if model not in self._answerers:
-            settings = (
-                self.settings if model else self.settings.model_copy(update={"generator": "echo"})
+            no_model = {"generator": "echo", "tape_mode": "off"}
+            settings = self.settings if model else self.settings.model_copy(update=no_model)
+            self._answerers[model] = build_answerer(
+                settings, self.store, self._progress, self._announce, self.searcher
             )
-            built = build_answerer(settings, self.store, self._progress, self._announce)
-            self._answerers[model] = replace(built, searcher=self.searcher)
         return self._answerers[model]
 
     def find_sources(
