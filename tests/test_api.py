@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,21 +16,15 @@ from edgar_rag.ingest.indexer import Outcome
 README = Path(__file__).parents[1] / "README.md"
 
 
-@pytest.fixture
-def index(apple_index: Path, tmp_path: Path) -> Iterator[edgar_rag.Index]:
-    with edgar_rag.open_index(
-        apple_index, embedder="hashing", generator="echo", model_dir=tmp_path / "cache"
-    ) as opened:
-        yield opened
-
-
-def test_the_index_lists_searches_and_answers_a_figure_in_code(index: edgar_rag.Index) -> None:
-    (filing,) = index.filings()
+def test_the_index_lists_searches_and_answers_a_figure_in_code(
+    apple_library: edgar_rag.Index,
+) -> None:
+    (filing,) = apple_library.filings()
     assert (filing.ticker, filing.fiscal_year) == ("AAPL", 2025)
-    hits = index.search("Total net sales", ticker="AAPL", k=3)
+    hits = apple_library.search("Total net sales", ticker="AAPL", k=3)
     assert [hit.rank for hit in hits] == [1, 2, 3]
     assert {hit.passage.filing.accession for hit in hits} == {filing.accession}
-    response = index.ask("What was Apple's gross margin in fiscal 2025?", ticker="AAPL")
+    response = apple_library.ask("What was Apple's gross margin in fiscal 2025?", ticker="AAPL")
     assert response.generator == "computed"
     assert response.text is not None
     assert "46.9%" in response.text
@@ -39,16 +32,18 @@ def test_the_index_lists_searches_and_answers_a_figure_in_code(index: edgar_rag.
     assert response.citations
 
 
-def test_compute_answers_what_needs_no_model_and_nothing_else(index: edgar_rag.Index) -> None:
-    computed = index.compute("What was Apple's revenue in fiscal 2025?", ticker="AAPL")
+def test_compute_answers_what_needs_no_model_and_nothing_else(
+    apple_library: edgar_rag.Index,
+) -> None:
+    computed = apple_library.compute("What was Apple's revenue in fiscal 2025?", ticker="AAPL")
     assert computed is not None
     assert computed.text is not None
     assert "$416,161 million" in computed.text
-    declined = index.compute("What was Microsoft's revenue?", ticker="AAPL")
+    declined = apple_library.compute("What was Microsoft's revenue?", ticker="AAPL")
     assert declined is not None
     assert declined.reason is not None
     assert declined.reason.value == "out_of_scope"
-    assert index.compute("How does Apple describe its competition?", ticker="AAPL") is None
+    assert apple_library.compute("How does Apple describe its competition?", ticker="AAPL") is None
 
 
 def test_compute_builds_no_generator(apple_index: Path, tmp_path: Path) -> None:
@@ -64,11 +59,13 @@ def test_compute_builds_no_generator(apple_index: Path, tmp_path: Path) -> None:
             index.ask("How does Apple describe its competition?", ticker="AAPL")
 
 
-def test_a_name_not_indexed_raises_the_line_the_command_prints(index: edgar_rag.Index) -> None:
+def test_a_name_not_indexed_raises_the_line_the_command_prints(
+    apple_library: edgar_rag.Index,
+) -> None:
     with pytest.raises(NotFoundError, match=r"^ticker ZZZZ is not indexed$"):
-        index.ask("revenue", ticker="ZZZZ")
+        apple_library.ask("revenue", ticker="ZZZZ")
     with pytest.raises(NotFoundError, match=r"indexed years: 2025$"):
-        index.search("revenue", ticker="AAPL", year=2001)
+        apple_library.search("revenue", ticker="AAPL", year=2001)
 
 
 def test_ingest_finds_nothing_to_write_before_it_opens_the_store(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -29,14 +28,6 @@ from edgar_rag.service.models import AskResponse
 MARGIN = "What was Apple's gross margin in fiscal 2025?"
 
 
-@pytest.fixture
-def index(apple_index: Path, tmp_path: Path) -> Iterator[edgar_rag.Index]:
-    with edgar_rag.open_index(
-        apple_index, embedder="hashing", generator="echo", model_dir=tmp_path / "cache"
-    ) as opened:
-        yield opened
-
-
 def call(
     server: MCPServer | StdioServerParameters, *calls: tuple[str, dict[str, Any]]
 ) -> list[CallToolResult]:
@@ -56,10 +47,10 @@ def text_of(result: CallToolResult) -> str:
 
 
 def test_the_tools_are_listed_with_the_response_object_as_their_schema(
-    index: edgar_rag.Index,
+    apple_library: edgar_rag.Index,
 ) -> None:
     async def listed() -> dict[str, Any]:
-        async with Client(create_server(index)) as client:
+        async with Client(create_server(apple_library)) as client:
             return {tool.name: tool for tool in (await client.list_tools()).tools}
 
     tools = anyio.run(listed)
@@ -74,9 +65,9 @@ def test_the_tools_are_listed_with_the_response_object_as_their_schema(
     assert all(tool.annotations.read_only_hint for tool in tools.values())
 
 
-def test_ask_returns_the_body_the_service_returns(index: edgar_rag.Index) -> None:
+def test_ask_returns_the_body_the_service_returns(apple_library: edgar_rag.Index) -> None:
     question = {"question": MARGIN, "ticker": "AAPL"}
-    (result,) = call(create_server(index), ("ask", question))
+    (result,) = call(create_server(apple_library), ("ask", question))
     assert not result.is_error
     body = result.structured_content
     assert body is not None
@@ -84,16 +75,18 @@ def test_ask_returns_the_body_the_service_returns(index: edgar_rag.Index) -> Non
     assert body["generator"] == "computed"
     assert body["text"].startswith("Apple's gross margin was 46.9% in fiscal 2025")
     assert body["calculation"]["formula"] == "gross_profit / revenue"
-    services = build_services(index.settings)
+    services = build_services(apple_library.settings)
     with closing(services.index), TestClient(create_app(services)) as http:
         served = http.post("/ask", json=question).json()
     assert {**body, "timings_ms": None} == {**served, "timings_ms": None}
 
 
-def test_search_filings_and_compute_answer_as_the_service_would(index: edgar_rag.Index) -> None:
+def test_search_filings_and_compute_answer_as_the_service_would(
+    apple_library: edgar_rag.Index,
+) -> None:
     prose = "How does Apple describe its competition?"
     searched, listed, computed, needs_model = call(
-        create_server(index),
+        create_server(apple_library),
         ("search", {"question": "Total net sales", "ticker": "aapl", "k": 3}),
         ("filings", {}),
         ("compute", {"question": "What was Apple's revenue in fiscal 2025?", "ticker": "AAPL"}),
@@ -114,10 +107,10 @@ def test_search_filings_and_compute_answer_as_the_service_would(index: edgar_rag
 
 
 def test_bad_input_is_a_tool_error_in_the_line_the_command_prints(
-    index: edgar_rag.Index, apple_index: Path, monkeypatch: pytest.MonkeyPatch
+    apple_library: edgar_rag.Index, apple_index: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     unknown, bad_year, blank, still = call(
-        create_server(index),
+        create_server(apple_library),
         ("ask", {"question": "revenue", "ticker": "ZZZZ"}),
         ("search", {"question": "revenue", "ticker": "AAPL", "fiscal_year": 2001}),
         ("ask", {"question": "   "}),
