@@ -17,6 +17,7 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from edgar_rag.api import Index, open_index
 from edgar_rag.bench.postgres_server import PostgresStartError, running_postgres
 from edgar_rag.domain import ParsedFiling
 from edgar_rag.ingest.local import find_local_filings
@@ -111,3 +112,22 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     yield make_conninfo(postgres_server, dbname=name)
     with psycopg.connect(postgres_server, autocommit=True) as admin:
         admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="session")
+def apple_index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Path:
+    """A SQLite index of Apple's fiscal 2025 10-K from the sample, built once with the hashing
+    embedder (about 2 s); open it with ``embedder="hashing"``, and do not write to it."""
+    db = tmp_path_factory.mktemp("apple") / "index.db"
+    with open_index(db, embedder="hashing") as index:
+        index.ingest(sample_dir / "filings", tickers=["AAPL"], years=[2025])
+    return db
+
+
+@pytest.fixture
+def apple_library(apple_index: Path, tmp_path: Path) -> Iterator[Index]:
+    """The library's Index over ``apple_index``, answering prose with the echo generator."""
+    with open_index(
+        apple_index, embedder="hashing", generator="echo", model_dir=tmp_path / "cache"
+    ) as opened:
+        yield opened

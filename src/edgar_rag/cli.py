@@ -12,7 +12,6 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,15 +19,13 @@ import click
 
 from edgar_rag import __version__
 from edgar_rag.dev import corpus_option, dev
-from edgar_rag.errors import EdgarRagError, NotFoundError, SourceError
+from edgar_rag.errors import EdgarRagError, SourceError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from edgar_rag.config import Settings
-    from edgar_rag.domain import FilingMeta, RawFiling
-    from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
-    from edgar_rag.ingest.indexer import FilingSource, IngestResult
+    from edgar_rag.ingest.indexer import IngestResult
 
 log = logging.getLogger("edgar_rag")
 
@@ -101,70 +98,17 @@ def ingest(
     paths: tuple[Path, ...], tickers: tuple[str, ...], years: tuple[int, ...], db: Path | None
 ) -> None:
     """Index 10-K filings from local files, or from SEC EDGAR when no --from is given."""
-    from edgar_rag.compose import build_company_list, build_embedder, open_index  # noqa: PLC0415
-    from edgar_rag.ingest.indexer import Outcome, index_filings  # noqa: PLC0415
-    from edgar_rag.ingest.local import find_local_filings  # noqa: PLC0415
+    from edgar_rag.api import open_index, require_every_request_met  # noqa: PLC0415
+    from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
 
-    settings = _settings(db)
-    tickers = tuple(t.upper() for arg in tickers for t in arg.replace(",", " ").split())
-    sources: Sequence[FilingSource]
-    if paths:
-        found = find_local_filings(paths, build_company_list())
-        sources = [f for f in found if f.matches(tickers, years)]
-        if not sources:
-            wanted = " ".join([*tickers, *map(str, years)])
-            what = f"no filing for {wanted}" if wanted else "no filing"
-            raise NotFoundError(f"{what} found under {', '.join(map(str, paths))}")
-    elif tickers:
-        sources = _edgar_sources(settings, tickers, years)
-    else:
+    if not paths and not tickers:
         raise click.UsageError("give --from PATH, or --tickers (with --years) to fetch from EDGAR")
-    with closing(open_index(settings)) as index:
-        embedder = build_embedder(settings.embedder, settings.model_dir)
-        results = _run_with_progress(
-            index_filings(sources, index, embedder, wanted=_wanted(tickers, years)), len(sources)
-        )
-    _require_every_request_met(results, tickers, years)
+    with open_index(db) as index:
+        sources = index.find_sources(*paths, tickers=tickers, years=years)
+        results = _run_with_progress(index.ingest_each(sources, tickers, years), len(sources))
+    require_every_request_met(results, tickers, years)
     if any(r.outcome is Outcome.REFUSED for r in results):
         sys.exit(1)
-
-
-def _edgar_sources(
-    settings: Settings, tickers: Sequence[str], years: Sequence[int]
-) -> list[FilingSource]:
-    from edgar_rag.compose import build_edgar_client  # noqa: PLC0415
-
-    client = build_edgar_client(settings)
-    companies = client.resolve_tickers(tickers)
-    sources: list[FilingSource] = []
-    for ticker in tickers:
-        for filing in client.annual_reports(companies[ticker], years):
-            sources.append(_EdgarSource(client, filing))
-    return sources
-
-
-@dataclass(frozen=True, slots=True)
-class _EdgarSource:
-    client: EdgarClient
-    filing: EdgarFiling
-
-    @property
-    def name(self) -> str:
-        return self.filing.url
-
-    def load(self) -> RawFiling:
-        return self.client.download(self.filing)
-
-
-def _wanted(tickers: Sequence[str], years: Sequence[int]) -> Callable[[FilingMeta], str | None]:
-    def reason(meta: FilingMeta) -> str | None:
-        if tickers and meta.ticker not in tickers:
-            return f"ticker {meta.ticker or 'unknown'} not asked for"
-        if years and meta.fiscal_year not in years:
-            return f"fiscal year {meta.fiscal_year} not asked for"
-        return None
-
-    return reason
 
 
 def _run_with_progress(results: Any, total: int) -> list[IngestResult]:
@@ -197,21 +141,6 @@ def _describe(result: IngestResult) -> str:
     return f"{result.outcome.value:<10} {result.source}: {result.reason}"
 
 
-def _require_every_request_met(
-    results: Sequence[IngestResult], tickers: Sequence[str], years: Sequence[int]
-) -> None:
-    from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
-
-    have = [r.meta for r in results if r.meta is not None and r.outcome is not Outcome.SKIPPED]
-    if not tickers and not years:
-        return
-    missing = [t for t in tickers if not any(m.ticker == t for m in have)]
-    missing_years = [y for y in years if not any(m.fiscal_year == y for m in have)]
-    if missing or missing_years:
-        parts = [f"ticker {t}" for t in missing] + [f"fiscal year {y}" for y in missing_years]
-        raise NotFoundError(f"no filing indexed for {', '.join(parts)}")
-
-
 def _scope_options(command: Callable[..., None]) -> Callable[..., None]:
     command = click.option("--year", type=int, help="Fiscal year (default: the latest indexed).")(
         command
@@ -238,15 +167,11 @@ def search(
     """Rank the passages that best answer QUESTION (one filing, or the whole corpus)."""
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
-    from edgar_rag.compose import build_searcher, open_index  # noqa: PLC0415
-    from edgar_rag.question.reading import read_question  # noqa: PLC0415
+    from edgar_rag.api import open_index  # noqa: PLC0415
     from edgar_rag.service.models import HitJson  # noqa: PLC0415
 
-    settings = _settings(db)
-    with closing(open_index(settings)) as index:
-        searcher = build_searcher(settings, index)
-        scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
-        hits = searcher.search(read_question(question), scope, k)
+    with open_index(db) as index:
+        hits = index.search(question, ticker=ticker, cik=cik, year=year, k=k)
     if as_json:
         click.echo(_json([HitJson.of(hit) for hit in hits]))
         return
@@ -283,14 +208,11 @@ def ask(
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
     from edgar_rag.answer.render import response_text  # noqa: PLC0415
-    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
+    from edgar_rag.api import open_index  # noqa: PLC0415
     from edgar_rag.service.models import AskResponse  # noqa: PLC0415
 
-    settings = _settings(db)
-    with closing(open_index(settings)) as index:
-        scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
-        answerer = build_answerer(settings, index, progress=_model_progress, announce=_announce)
-        response = answerer.answer(question, scope, gate)
+    with open_index(db, progress=_model_progress, announce=_announce) as index:
+        response = index.ask(question, ticker=ticker, cik=cik, year=year, gate=gate)
     if as_json:
         click.echo(_json(AskResponse.of(response)))
     else:
@@ -370,6 +292,15 @@ def serve(host: str, port: int, db: Path | None) -> None:
 
 
 @main.command()
+@db_option
+def mcp(db: Path | None) -> None:
+    """Serve the Model Context Protocol over stdio (tools: search, ask, compute, filings)."""
+    from edgar_rag.mcp_server import serve_stdio  # noqa: PLC0415
+
+    serve_stdio(db)
+
+
+@main.command()
 @click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
 @db_option
 def thresholds(split: str, db: Path | None) -> None:
@@ -418,9 +349,9 @@ def financebench(
 @json_option
 def filings(db: Path | None, as_json: bool) -> None:
     """List the indexed filings."""
-    from edgar_rag.compose import open_index  # noqa: PLC0415
+    from edgar_rag.api import open_index  # noqa: PLC0415
 
-    with closing(open_index(_settings(db))) as index:
+    with open_index(db) as index:
         summaries = index.filings()
     if as_json:
         from edgar_rag.service.models import FilingEntry  # noqa: PLC0415

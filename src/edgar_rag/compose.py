@@ -186,7 +186,9 @@ def build_answerer(
     index: FilingStore,
     progress: Progress | None = None,
     announce: Announce | None = None,
+    searcher: Searcher | None = None,
 ) -> Answerer:
+    """The answerer the settings name, over ``searcher`` when one is built already."""
     from edgar_rag.answer.answerer import Answerer, AnswerSettings  # noqa: PLC0415
     from edgar_rag.answer.computed import ComputedAnswers  # noqa: PLC0415
     from edgar_rag.answer.prompt import draw_refusal_token  # noqa: PLC0415
@@ -194,7 +196,7 @@ def build_answerer(
 
     secret = settings.refusal_secret.get_secret_value().encode()
     return Answerer(
-        searcher=build_searcher(settings, index),
+        searcher=searcher or build_searcher(settings, index),
         generator=build_generator(settings, progress, announce),
         draw_token=lambda request: draw_refusal_token(secret, request),
         directory=build_directory(index),

@@ -6,7 +6,7 @@ Adapters never read settings themselves: ``compose.py`` turns these into plain a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -92,11 +92,13 @@ class Settings(BaseSettings):
     )
 
 
-def load_settings() -> Settings:
-    """Read the settings, turning a bad value into one line that names the variable."""
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings (``overrides``, by field name, over the environment), turning a bad
+    value into one line that names the variable or the keyword."""
     try:
-        return Settings()
+        return Settings(**overrides)
     except ValidationError as exc:
         first = exc.errors()[0]
-        name = "EDGAR_RAG_" + "_".join(str(part) for part in first["loc"]).upper()
+        field = "_".join(str(part) for part in first["loc"])
+        name = field if field in overrides else "EDGAR_RAG_" + field.upper()
         raise ConfigError(f"{name}: {first['msg']}") from exc

@@ -126,10 +126,30 @@ class Answerer:
     (None: every question goes to the model)."""
 
     def answer(self, question: str, scope: Scope, gate: str | None = None) -> Response:
-        """Search, screen (company guard and gate), generate, verify."""
+        """Search, screen (company guard and gate), compute in code, or generate and verify."""
         gate_name = gate or self.settings.gate
         prepared = self.prepare(question, scope)
-        decline = _Decliner(question, scope.filing, gate_name, prepared.best, prepared.timings)
+        settled = self._settle(question, prepared, gate_name)
+        if settled is not None:
+            return settled
+        gate_score = prepared.best if "cosine" in gate_name else None
+        started = time.perf_counter()
+        generation = self.generator.generate(prepared.prompt)
+        prepared.timings["generate"] = _ms_since(started)
+        return self.conclude(prepared, generation, gate_name, gate_score)
+
+    def answer_in_code(
+        self, question: str, scope: Scope, gate: str | None = None
+    ) -> Response | None:
+        """What ``answer`` decides with no model: a decline before it (the company guard, the
+        gate) or a figure answered in code; None when the question needs the model."""
+        gate_name = gate or self.settings.gate
+        return self._settle(question, self.prepare(question, scope), gate_name)
+
+    def _settle(self, question: str, prepared: Prepared, gate_name: str) -> Response | None:
+        decline = _Decliner(
+            question, prepared.scope.filing, gate_name, prepared.best, prepared.timings
+        )
         started = time.perf_counter()
         screened = self.screen(prepared, gate_name)
         prepared.timings["gate"] = _ms_since(started)
@@ -137,13 +157,7 @@ class Answerer:
             reason, detail, gate_score = screened
             return decline(reason, detail, gate_score)
         gate_score = prepared.best if "cosine" in gate_name else None
-        computed = self.compute(prepared, gate_name, gate_score)
-        if computed is not None:
-            return computed
-        started = time.perf_counter()
-        generation = self.generator.generate(prepared.prompt)
-        prepared.timings["generate"] = _ms_since(started)
-        return self.conclude(prepared, generation, gate_name, gate_score)
+        return self.compute(prepared, gate_name, gate_score)
 
     def prepare(self, text: str, scope: Scope) -> Prepared:
         """Read the question (once: every later stage takes what is read here), search, then

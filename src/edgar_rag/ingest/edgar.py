@@ -28,9 +28,9 @@ from pydantic import (
     model_validator,
 )
 
-from edgar_rag import __version__
 from edgar_rag.domain import Accession, FilingHints, RawFiling, parse_accession
 from edgar_rag.errors import ConfigError, NotFoundError, ParseError, SourceError
+from edgar_rag.version import __version__
 
 log = logging.getLogger(__name__)
 
