@@ -35,6 +35,8 @@ from edgar_rag.domain import (
     Reason,
     Response,
     Scope,
+    StreamingGenerator,
+    TokenSink,
 )
 from edgar_rag.question.companies import CompanyDirectory, company_guard
 from edgar_rag.question.reading import Question, read_question
@@ -115,8 +117,18 @@ class Answerer:
     """Answers figure questions in code from the filing's reported figures, before the model
     (None: every question goes to the model)."""
 
-    def answer(self, question: str, scope: Scope, gate: str | None = None) -> Response:
-        """Search, screen (company guard and gate), generate, verify."""
+    def answer(
+        self,
+        question: str,
+        scope: Scope,
+        gate: str | None = None,
+        on_token: TokenSink | None = None,
+    ) -> Response:
+        """Search, screen (company guard and gate), generate, verify.
+
+        With ``on_token``, a generator that streams tells it the model's text as it comes (a
+        draft: the response is what was verified); an answer decided before the model, or a
+        generator that does not stream, tells it nothing."""
         gate_name = gate or self.settings.gate
         prepared = self.prepare(question, scope)
         decline = _Decliner(question, scope.filing, gate_name, prepared.best, prepared.timings)
@@ -131,9 +143,15 @@ class Answerer:
         if computed is not None:
             return computed
         started = time.perf_counter()
-        generation = self.generator.generate(prepared.prompt)
+        generation = self.generate(prepared.prompt, on_token)
         prepared.timings["generate"] = _ms_since(started)
         return self.conclude(prepared, generation, gate_name, gate_score)
+
+    def generate(self, prompt: Prompt, on_token: TokenSink | None = None) -> Generation:
+        """The generator's answer to ``prompt``, streamed to ``on_token`` where it can be."""
+        if on_token is not None and isinstance(self.generator, StreamingGenerator):
+            return self.generator.stream(prompt, on_token)
+        return self.generator.generate(prompt)
 
     def prepare(self, text: str, scope: Scope) -> Prepared:
         """Read the question (once: every later stage takes what is read here), search, then
