@@ -279,7 +279,10 @@ def ask(
     db: Path | None,
     as_json: bool,
 ) -> None:
-    """Answer QUESTION from a filing (or the whole corpus), citing the passages it quotes."""
+    """Answer QUESTION from a filing (or the whole corpus), citing the passages it quotes.
+
+    On a terminal, the model's draft is printed as it comes, marked unverified, then the
+    verified answer."""
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
     from edgar_rag.answer.render import response_text  # noqa: PLC0415
@@ -290,11 +293,32 @@ def ask(
     with closing(open_index(settings)) as index:
         scope = index.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
         answerer = build_answerer(settings, index, progress=_model_progress, announce=_announce)
-        response = answerer.answer(question, scope, gate)
+        draft = _Draft() if not as_json and sys.stdout.isatty() else None
+        response = answerer.answer(question, scope, gate, draft)
     if as_json:
         click.echo(_json(AskResponse.of(response)))
     else:
+        if draft is not None:
+            draft.end()
         click.echo(response_text(response))
+
+
+class _Draft:
+    """The model's tokens printed as they come, dimmed after a label saying they are unchecked;
+    a blank line ends them before the verified answer."""
+
+    def __init__(self) -> None:
+        self.started = False
+
+    def __call__(self, piece: str) -> None:
+        if not self.started:
+            click.secho("draft, unverified: ", bold=True, nl=False)
+            self.started = True
+        click.secho(piece, dim=True, nl=False)
+
+    def end(self) -> None:
+        if self.started:
+            click.echo("\n")
 
 
 def _model_progress(done: int, total: int) -> None:
