@@ -12,9 +12,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from edgar_rag.domain import Generation, Prompt, TokenSink
+from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.prompt import draw_refusal_token
+from edgar_rag.domain import FilingStore, Generation, Generator, Prompt, TokenSink
+from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.model.state import STATE_FILE, ModelOptions, WorkerState, remove_state, write_state
 from edgar_rag.model.worker import Worker, WorkerServer
+from edgar_rag.question.companies import CompanyDirectory
+from edgar_rag.retrieve.search import Searcher
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -108,6 +113,19 @@ class FakeLlama:
 
     def close(self) -> None:
         """Nothing to free."""
+
+
+def scripted_answerer(index: FilingStore, generator: Generator) -> Answerer:
+    """An answerer over ``index`` (embedded by the hashing embedder) asking ``generator``, with
+    the index's companies known to the company guard."""
+    return Answerer(
+        searcher=Searcher(index, HashingEmbedder()),
+        generator=generator,
+        draw_token=lambda request: draw_refusal_token(b"test", request),
+        directory=CompanyDirectory.from_edgartools(
+            [(s.company, s.ticker, s.cik) for s in index.filings()]
+        ),
+    )
 
 
 def marker_of(prompt: Prompt, needle: str) -> int:

@@ -10,22 +10,19 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, Route, expect, sync_playwright
 
-from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.computed import ComputedAnswers
-from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.answer.tapes import TapeGenerator
-from edgar_rag.domain import Generator
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
-from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, create_app
 from edgar_rag.service.server import serve_in_thread
 from fakes import ScriptedGenerator, StreamingScriptedGenerator, marker_of
+from fakes import scripted_answerer as answerer
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -50,17 +47,6 @@ def index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Iterato
     list(index_filings(apple, index, HashingEmbedder()))
     yield index
     index.close()
-
-
-def answerer(index: SqliteIndex, generator: Generator) -> Answerer:
-    return Answerer(
-        searcher=Searcher(index, HashingEmbedder()),
-        generator=generator,
-        draw_token=lambda request: draw_refusal_token(b"test", request),
-        directory=CompanyDirectory.from_edgartools(
-            [(s.company, s.ticker, s.cik) for s in index.filings()]
-        ),
-    )
 
 
 @pytest.fixture

@@ -17,8 +17,7 @@ import pytest
 from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.answer.local_model import MODEL_FILE, MODEL_NAME
-from edgar_rag.answer.prompt import draw_refusal_token
-from edgar_rag.domain import Generation, Generator, Prompt, TokenSink
+from edgar_rag.domain import Generation, Prompt, TokenSink
 from edgar_rag.errors import SourceError
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
@@ -28,12 +27,18 @@ from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.model.generator import LocalModelGenerator
 from edgar_rag.model.process import ModelProcess
 from edgar_rag.model.state import ModelOptions
-from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, create_app
 from edgar_rag.service.server import serve_in_thread
 from events import STREAM_HEADERS, read_events
-from fakes import FakeLlama, StreamingScriptedGenerator, fake_worker, marker_of, words_of
+from fakes import (
+    FakeLlama,
+    StreamingScriptedGenerator,
+    fake_worker,
+    marker_of,
+    words_of,
+)
+from fakes import scripted_answerer as answerer
 
 SALES = {"ticker": "AAPL", "fiscal_year": 2025, "question": "What were Apple's total net sales?"}
 SALES_ANSWER = "Apple's total net sales were $416,161 million in fiscal 2025 [{marker}]."
@@ -49,17 +54,6 @@ def index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Iterato
     list(index_filings(apple, index, HashingEmbedder()))
     yield index
     index.close()
-
-
-def answerer(index: SqliteIndex, generator: Generator) -> Answerer:
-    return Answerer(
-        searcher=Searcher(index, HashingEmbedder()),
-        generator=generator,
-        draw_token=lambda request: draw_refusal_token(b"test", request),
-        directory=CompanyDirectory.from_edgartools(
-            [(s.company, s.ticker, s.cik) for s in index.filings()]
-        ),
-    )
 
 
 @contextmanager
