@@ -229,6 +229,7 @@ def test_the_draft_shows_as_it_comes_marked_unverified_then_the_checked_answer_r
         [
             lambda prompt: SALES_ANSWER.format(marker=marker_of(prompt, "416,161")),
             lambda prompt: "Apple's total net sales were $999,999 million in fiscal 2025 [1].",
+            lambda prompt: SALES_ANSWER.format(marker=marker_of(prompt, "416,161")),
         ]
     )
     problems: list[str] = []
@@ -264,6 +265,16 @@ def test_the_draft_shows_as_it_comes_marked_unverified_then_the_checked_answer_r
         expect(page.locator("#decline")).to_contain_text("unsupported_claim")
         expect(page.locator("#decline")).not_to_contain_text("999,999")
         assert model.told[-1] == " [1]."
+
+        def unstreamed(route: Route) -> None:  # a service from before streaming answers whole
+            headers = route.request.headers | {"accept": "application/json"}
+            route.fulfill(response=route.fetch(headers=headers))
+
+        page.route("**/ask", unstreamed)
+        streamed = len(model.told)
+        page.click("#ask-button")
+        expect(page.locator("#answer-text")).to_contain_text("$416,161 million")
+        assert len(model.told) == streamed  # answered whole: nothing was streamed
     assert problems == []
 
 
