@@ -244,6 +244,30 @@ def test_the_real_local_model_quotes_and_cites_a_table_row(process: ModelProcess
 
 
 @pytest.mark.slow
+def test_the_real_local_model_streams_the_answer_it_gives_whole(process: ModelProcess) -> None:
+    generator = LocalModelGenerator(process, timeout_s=120)
+    whole = generator.generate(RAG_PROMPT)
+    told: list[str] = []
+    streamed = generator.stream(RAG_PROMPT, told.append)
+    assert len(told) > 1
+    assert "".join(told) == streamed.text == whole.text
+    assert (streamed.prompt_tokens, streamed.completion_tokens) == (
+        whole.prompt_tokens,
+        whole.completion_tokens,
+    )
+
+    def leave(piece: str) -> None:
+        raise ReaderLeft
+
+    with pytest.raises(ReaderLeft):
+        generator.stream(RAG_PROMPT, leave)
+    assert generator.generate(RAG_PROMPT).text == whole.text
+    status = process.status()
+    assert status is not None
+    assert (status.busy, status.requests) == (False, 4)
+
+
+@pytest.mark.slow
 def test_the_worker_stops_by_itself_when_idle_and_removes_its_state(model_dir: Path) -> None:
     process = ModelProcess(model_dir / MODEL_FILE, model_dir, ModelOptions(threads=2, idle_s=1))
     state = process.ensure()
