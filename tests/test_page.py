@@ -224,7 +224,8 @@ def test_the_draft_shows_as_it_comes_marked_unverified_then_the_checked_answer_r
 ) -> None:
     """The model writes a word, then waits: the page shows that word as an unverified draft.
     Once it ends, the verified answer replaces the draft; a draft the verifier refuses (a
-    figure no passage prints) is replaced by the decline."""
+    figure no passage prints) is replaced by the decline; a whole JSON answer (a service from
+    before streaming) is shown as it is; an error event mid-stream shows as the error."""
     model = StreamingScriptedGenerator(
         [
             lambda prompt: SALES_ANSWER.format(marker=marker_of(prompt, "416,161")),
@@ -275,6 +276,23 @@ def test_the_draft_shows_as_it_comes_marked_unverified_then_the_checked_answer_r
         page.click("#ask-button")
         expect(page.locator("#answer-text")).to_contain_text("$416,161 million")
         assert len(model.told) == streamed  # answered whole: nothing was streamed
+
+        died = "the local model process died while answering (Segmentation fault)"
+        events = (
+            'event: token\ndata: {"text": "Apple"}\n\n'
+            f'event: error\ndata: {{"status": 502, "error": "source_unreachable", '
+            f'"detail": "{died}"}}\n\n'
+        )
+        page.unroute("**/ask")
+        page.route(
+            "**/ask",
+            lambda route: route.fulfill(
+                status=200, headers={"Content-Type": "text/event-stream"}, body=events
+            ),
+        )
+        page.click("#ask-button")
+        expect(page.locator("#error")).to_have_text(died)
+        expect(page.locator("#answer")).to_be_hidden()
     assert problems == []
 
 
