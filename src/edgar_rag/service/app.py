@@ -6,8 +6,7 @@ draft as server-sent events, then the response: ``streaming.py``), ``POST /query
 shape, corpus-wide), ``POST /search`` (ranked passages), ``GET /filings``,
 ``GET /filings/{id}/text`` (an Item around a quote), ``GET /health``, ``GET /metrics``, the page
 at ``GET /``, and ``/openapi.json`` and ``/docs`` (Swagger UI from the service's own files:
-``docs.py``). Errors map as ``failures.py``
-draws them; never a 500 on purpose.
+``docs.py``). Errors map as ``failures.py`` draws them; never a 500 on purpose.
 
 Generation runs in a worker thread while it holds one of ``slots`` slots; a request that finds
 them all busy gets 503 with ``Retry-After`` at once. A slot is given back when its generation
