@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -241,3 +242,53 @@ def test_a_light_command_loads_no_heavy_module(
     )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert run.stdout.strip().splitlines()[-1] == "[]", run.stdout
+
+
+def test_ask_on_a_terminal_prints_the_draft_as_it_comes_then_the_verified_answer(
+    run: CliRunner, sample_dir: Path, tmp_path: Path
+) -> None:
+    """The real command in a pseudo-terminal, replaying a recorded answer a word at a time;
+    piped, its output is the verified answer alone, as before."""
+    import os  # noqa: PLC0415
+    import pty  # noqa: PLC0415
+    from dataclasses import replace  # noqa: PLC0415
+
+    from edgar_rag.answer.tapes import TapeGenerator  # noqa: PLC0415
+    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
+    from edgar_rag.config import Settings  # noqa: PLC0415
+    from fakes import ScriptedGenerator  # noqa: PLC0415
+
+    invoke(run, "ingest", "--from", str(sample_dir), "--tickers", "aapl", "--years", "2025")
+    question, tape = "How does Apple describe its competition?", tmp_path / "tape.jsonl"
+    reply = "Apple says its markets are highly competitive [1]."
+    settings = Settings()
+    index = open_index(settings)
+    recording = build_answerer(settings, index)
+    recording = replace(
+        recording, generator=TapeGenerator(ScriptedGenerator([reply]), tape, "record")
+    )
+    recording.answer(question, index.resolve_scope("AAPL"))
+    index.close()
+    env = os.environ | {"EDGAR_RAG_TAPE": str(tape), "EDGAR_RAG_TAPE_MODE": "replay"}
+    command = [str(Path(sys.executable).parent / "edgar-rag"), "ask", question, "--ticker", "AAPL"]
+    piped = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    assert piped.returncode == 0, piped.stderr
+    terminal, child = pty.openpty()
+    asking = subprocess.Popen(command, env=env, stdout=child, stderr=subprocess.PIPE)
+    os.close(child)
+    printed = b""
+    while True:
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # the command closed the terminal
+            break
+        if not chunk:
+            break
+        printed += chunk
+    os.close(terminal)
+    assert asking.wait(timeout=60) == 0
+    shown = printed.decode().replace("\r\n", "\n")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", shown)
+    assert plain == f"draft, unverified: {reply}\n\n{piped.stdout}"
+    assert "\x1b[2mApple\x1b[0m" in shown  # the draft is dimmed, a word at a time
+    assert "draft" not in piped.stdout

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -272,3 +272,96 @@ def test_echo_answers_a_real_prompt_with_its_passages() -> None:
 def test_echo_without_passages_echoes_the_whole_message() -> None:
     prompt = Prompt(messages=(Message("user", "  just a question?  "),), refusal_token="NO")
     assert EchoGenerator().generate(prompt).text == "just a question?"
+
+
+def sse(*events: dict[str, Any]) -> bytes:
+    """A streamed chat completion as an OpenAI-compatible server writes it."""
+    lines = [f"data: {json.dumps(event)}\n\n" for event in events] + ["data: [DONE]\n\n"]
+    return "".join(lines).encode()
+
+
+def test_openai_streams_the_text_as_it_comes_and_reads_the_usage_last() -> None:
+    pieces = ["Total net sales", " were $416,161 million", " in fiscal 2025 [1]."]
+    events: list[dict[str, Any]] = [{"choices": [{"delta": {"role": "assistant"}}]}]
+    events += [{"choices": [{"delta": {"content": piece}}]} for piece in pieces]
+    events += [{"choices": [], "usage": {"prompt_tokens": 120, "completion_tokens": 17}}]
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=sse(*events)
+        )
+
+    generator = make_generator("openai", handler)
+    assert isinstance(generator, OpenAICompatibleGenerator)
+    told: list[str] = []
+    generation = generator.stream(PROMPT, told.append)
+    assert told == pieces
+    assert generation.text == ANSWER
+    assert (generation.prompt_tokens, generation.completion_tokens) == (120, 17)
+    body = json.loads(requests[0].content)
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["max_tokens"] == 64
+    assert requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_a_stream_cut_before_done_or_refused_is_a_source_error() -> None:
+    cut = sse({"choices": [{"delta": {"content": "Total"}}]}).removesuffix(b"data: [DONE]\n\n")
+    streamed = {"content-type": "text/event-stream"}
+    generator = make_generator(
+        "openai", lambda request: httpx.Response(200, headers=streamed, content=cut)
+    )
+    assert isinstance(generator, OpenAICompatibleGenerator)
+    with pytest.raises(SourceError, match=r"ended its stream before \[DONE\]"):
+        generator.stream(PROMPT, lambda piece: None)
+    refused = make_generator("openai", lambda request: httpx.Response(401, json={"error": KEY}))
+    assert isinstance(refused, OpenAICompatibleGenerator)
+    with pytest.raises(SourceError, match="refused the API key"):
+        refused.stream(PROMPT, lambda piece: None)
+
+
+def test_an_exception_from_the_token_sink_stops_the_stream_and_propagates() -> None:
+    class Left(Exception):  # noqa: N818  (not an error: the reader left)
+        pass
+
+    closed: list[bool] = []
+
+    class Stream(httpx.SyncByteStream):
+        def __iter__(self) -> Iterator[bytes]:
+            for piece in ["a", " b", " c"]:
+                yield sse({"choices": [{"delta": {"content": piece}}]}).split(b"data: [DONE]")[0]
+            yield b"data: [DONE]\n\n"
+
+        def close(self) -> None:
+            closed.append(True)
+
+    generator = make_generator(
+        "openai",
+        lambda request: httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, stream=Stream()
+        ),
+    )
+    assert isinstance(generator, OpenAICompatibleGenerator)
+
+    def leave(piece: str) -> None:
+        raise Left
+
+    with pytest.raises(Left):
+        generator.stream(PROMPT, leave)
+    assert closed == [True]
+
+
+def test_a_server_that_answers_whole_has_its_text_told_in_one_piece() -> None:
+    """A server that ignores ``stream`` (a model process from before streaming) still answers."""
+    generator = make_generator("openai", Recorder(REPLIES["openai"]))
+    assert isinstance(generator, OpenAICompatibleGenerator)
+    told: list[str] = []
+    generation = generator.stream(PROMPT, told.append)
+    assert told == [ANSWER]
+    assert (generation.text, generation.prompt_tokens, generation.completion_tokens) == (
+        ANSWER,
+        120,
+        17,
+    )

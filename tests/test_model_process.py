@@ -35,6 +35,7 @@ from edgar_rag.model.generator import LocalModelGenerator
 from edgar_rag.model.process import ModelProcess
 from edgar_rag.model.state import STATE_FILE, ModelOptions, WorkerState, read_state, write_state
 from edgar_rag.service.app import build_services, create_app
+from fakes import FakeLlama, fake_worker, words_of
 
 OPTIONS = ModelOptions(threads=2, idle_s=300)
 RAG_PROMPT = Prompt(
@@ -107,6 +108,82 @@ def test_a_file_that_is_no_model_fails_the_start_in_one_line_naming_it(tmp_path:
     assert not (tmp_path / "run" / STATE_FILE).exists()
 
 
+# -- streamed, from a fake worker (the real worker's server over a scripted llama) ---------------
+
+DRAFT = "Apple's total net sales were $416,161 million in fiscal 2025 [1]."
+LONG_DRAFT = " ".join(["Apple describes a highly competitive market [1]."] * 40)
+
+
+class ReaderLeft(Exception):  # noqa: N818
+    """What a token sink raises when its reader has gone (the service raises its own)."""
+
+
+@pytest.fixture
+def fake_model(tmp_path: Path) -> Path:
+    return tmp_path / "cache" / MODEL_FILE
+
+
+def test_a_streamed_generation_comes_from_the_worker_token_by_token(fake_model: Path) -> None:
+    llama = FakeLlama(DRAFT)
+    process = ModelProcess(fake_model, fake_model.parent, OPTIONS)
+    told: list[str] = []
+    with fake_worker(llama, fake_model, OPTIONS):
+        generation = LocalModelGenerator(process, timeout_s=10).stream(RAG_PROMPT, told.append)
+        status = process.status()
+    process.close()
+    assert told == words_of(DRAFT)
+    assert generation.text == DRAFT
+    assert generation.model == MODEL_NAME
+    assert (generation.prompt_tokens, generation.completion_tokens) == (40, len(told))
+    assert status is not None
+    assert (status.busy, status.requests) == (False, 1)
+
+
+def test_a_reader_that_leaves_mid_stream_frees_the_worker_for_the_next_request(
+    fake_model: Path,
+) -> None:
+    llama = FakeLlama(LONG_DRAFT, pause_s=0.01)
+    process = ModelProcess(fake_model, fake_model.parent, OPTIONS)
+    generator = LocalModelGenerator(process, timeout_s=10)
+    told: list[str] = []
+
+    def leave_after_three(piece: str) -> None:
+        told.append(piece)
+        if len(told) == 3:
+            raise ReaderLeft
+
+    with fake_worker(llama, fake_model, OPTIONS):
+        with pytest.raises(ReaderLeft):
+            generator.stream(RAG_PROMPT, leave_after_three)
+        assert llama.closed.wait(5), "the worker went on generating for a reader that left"
+        assert llama.told < len(words_of(LONG_DRAFT))
+        status = process.status()
+        assert status is not None
+        assert status.busy is False
+        llama.pause_s = 0.0
+        again = generator.stream(RAG_PROMPT, lambda piece: None)
+    process.close()
+    assert again.text == LONG_DRAFT
+    assert llama.streams == 2
+
+
+def test_a_stream_that_ends_before_done_is_a_source_error_not_an_answer(
+    fake_model: Path,
+) -> None:
+    class Failing(FakeLlama):
+        def _chunks(self) -> Iterator[dict[str, Any]]:
+            yield {"choices": [{"delta": {"content": "Apple"}, "finish_reason": None}]}
+            raise RuntimeError("llama_decode returned -1")
+
+    process = ModelProcess(fake_model, fake_model.parent, OPTIONS)
+    told: list[str] = []
+    with fake_worker(Failing(DRAFT), fake_model, OPTIONS), pytest.raises(SourceError) as caught:
+        LocalModelGenerator(process, timeout_s=10).stream(RAG_PROMPT, told.append)
+    process.close()
+    assert told == ["Apple"]
+    assert "ended its stream before [DONE]" in str(caught.value)
+
+
 # -- with the real model ------------------------------------------------------------------------
 
 
@@ -164,6 +241,30 @@ def test_the_real_local_model_quotes_and_cites_a_table_row(process: ModelProcess
     assert bad.json()["error"]["message"] == "messages: each needs a string role and content"
     assert httpx.post(url, content=b"{not json", timeout=10).status_code == 400
     assert process.status() is not None
+
+
+@pytest.mark.slow
+def test_the_real_local_model_streams_the_answer_it_gives_whole(process: ModelProcess) -> None:
+    generator = LocalModelGenerator(process, timeout_s=120)
+    whole = generator.generate(RAG_PROMPT)
+    told: list[str] = []
+    streamed = generator.stream(RAG_PROMPT, told.append)
+    assert len(told) > 1
+    assert "".join(told) == streamed.text == whole.text
+    assert (streamed.prompt_tokens, streamed.completion_tokens) == (
+        whole.prompt_tokens,
+        whole.completion_tokens,
+    )
+
+    def leave(piece: str) -> None:
+        raise ReaderLeft
+
+    with pytest.raises(ReaderLeft):
+        generator.stream(RAG_PROMPT, leave)
+    assert generator.generate(RAG_PROMPT).text == whole.text
+    status = process.status()
+    assert status is not None
+    assert (status.busy, status.requests) == (False, 4)
 
 
 @pytest.mark.slow

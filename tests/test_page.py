@@ -10,22 +10,19 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, Route, expect, sync_playwright
 
-from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.computed import ComputedAnswers
-from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.answer.tapes import TapeGenerator
-from edgar_rag.domain import Generator
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
-from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, create_app
 from edgar_rag.service.server import serve_in_thread
-from fakes import ScriptedGenerator, marker_of
+from fakes import ScriptedGenerator, StreamingScriptedGenerator, marker_of
+from fakes import scripted_answerer as answerer
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -50,17 +47,6 @@ def index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Iterato
     list(index_filings(apple, index, HashingEmbedder()))
     yield index
     index.close()
-
-
-def answerer(index: SqliteIndex, generator: Generator) -> Answerer:
-    return Answerer(
-        searcher=Searcher(index, HashingEmbedder()),
-        generator=generator,
-        draw_token=lambda request: draw_refusal_token(b"test", request),
-        directory=CompanyDirectory.from_edgartools(
-            [(s.company, s.ticker, s.cik) for s in index.filings()]
-        ),
-    )
 
 
 @pytest.fixture
@@ -229,6 +215,84 @@ def test_the_api_docs_render_from_the_service_alone(index: SqliteIndex, tmp_path
         page.screenshot(path=str(shot))
         print(f"screenshot of the API docs: {shot}")
     assert outside == []
+    assert problems == []
+
+
+@pytest.mark.browser
+def test_the_draft_shows_as_it_comes_marked_unverified_then_the_checked_answer_replaces_it(
+    index: SqliteIndex, tmp_path: Path
+) -> None:
+    """The model writes a word, then waits: the page shows that word as an unverified draft.
+    Once it ends, the verified answer replaces the draft; a draft the verifier refuses (a
+    figure no passage prints) is replaced by the decline; a whole JSON answer (a service from
+    before streaming) is shown as it is; an error event mid-stream shows as the error."""
+    model = StreamingScriptedGenerator(
+        [
+            lambda prompt: SALES_ANSWER.format(marker=marker_of(prompt, "416,161")),
+            lambda prompt: "Apple's total net sales were $999,999 million in fiscal 2025 [1].",
+            lambda prompt: SALES_ANSWER.format(marker=marker_of(prompt, "416,161")),
+        ]
+    )
+    problems: list[str] = []
+    with (
+        chromium_page() as page,
+        serve_in_thread(
+            create_app(Services(index, Searcher(index, HashingEmbedder()), answerer(index, model)))
+        ) as url,
+    ):
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on("console", lambda message: _note_console_error(message, problems))
+        page.goto(url)
+        page.select_option("#company", "ticker:AAPL")
+        page.select_option("#year", "2025")
+        page.fill("#question", SALES_2025)
+        for reply in ("answer", "decline"):
+            model.first_told.clear()
+            model.go_on.clear()
+            page.click("#ask-button")
+            draft = page.locator("#draft")
+            expect(draft).to_contain_text("unverified")
+            expect(page.locator("#draft-text")).to_have_text("Apple's")
+            expect(page.locator("#answer-text")).to_have_count(0)
+            shot = tmp_path / f"page-draft-{reply}.png"
+            page.screenshot(path=str(shot))
+            print(f"screenshot of the draft before the {reply}: {shot}")
+            model.go_on.set()
+            expect(draft).to_have_count(0)
+            if reply == "answer":
+                answer = page.locator("#answer-text")
+                expect(answer).to_contain_text("Apple's total net sales were $416,161 million")
+                expect(answer.locator(".cite")).to_have_count(1)
+        expect(page.locator("#decline")).to_contain_text("unsupported_claim")
+        expect(page.locator("#decline")).not_to_contain_text("999,999")
+        assert model.told[-1] == " [1]."
+
+        def unstreamed(route: Route) -> None:  # a service from before streaming answers whole
+            headers = route.request.headers | {"accept": "application/json"}
+            route.fulfill(response=route.fetch(headers=headers))
+
+        page.route("**/ask", unstreamed)
+        streamed = len(model.told)
+        page.click("#ask-button")
+        expect(page.locator("#answer-text")).to_contain_text("$416,161 million")
+        assert len(model.told) == streamed  # answered whole: nothing was streamed
+
+        died = "the local model process died while answering (Segmentation fault)"
+        events = (
+            'event: token\ndata: {"text": "Apple"}\n\n'
+            f'event: error\ndata: {{"status": 502, "error": "source_unreachable", '
+            f'"detail": "{died}"}}\n\n'
+        )
+        page.unroute("**/ask")
+        page.route(
+            "**/ask",
+            lambda route: route.fulfill(
+                status=200, headers={"Content-Type": "text/event-stream"}, body=events
+            ),
+        )
+        page.click("#ask-button")
+        expect(page.locator("#error")).to_have_text(died)
+        expect(page.locator("#answer")).to_be_hidden()
     assert problems == []
 
 

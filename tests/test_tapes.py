@@ -249,3 +249,35 @@ def test_the_replay_paced_setting_builds_a_paced_replay(tmp_path: Path) -> None:
     started = time.perf_counter()
     assert generator.generate(PROMPT).text == "[1]"
     assert time.perf_counter() - started >= 0.05
+
+
+def test_a_streamed_replay_tells_its_recorded_text_a_word_at_a_time(tmp_path: Path) -> None:
+    tape = tmp_path / "dev.jsonl"
+    answer = "Total net sales were $416,161 million [1].\n"
+    ticks = iter([0.0, 2.0])
+    recorder = TapeGenerator(ScriptedGenerator([answer]), tape, "record", clock=lambda: next(ticks))
+    recorder.generate(PROMPT)
+    told: list[str] = []
+    slept: list[float] = []
+    paced = TapeGenerator(None, tape, "replay", paced=True, sleep=slept.append)
+    generation = paced.stream(PROMPT, told.append)
+    assert told == ["Total", " net", " sales", " were", " $416,161", " million", " [1].", "\n"]
+    assert "".join(told) == generation.text == answer
+    assert generation.replayed
+    assert sum(slept) == pytest.approx(2.0)  # spread over the words, as long as it took
+    assert TapeGenerator(None, tape, "replay").stream(PROMPT, told.append).text == answer
+
+
+def test_a_streamed_recording_streams_what_its_generator_streams(tmp_path: Path) -> None:
+    from fakes import StreamingScriptedGenerator  # noqa: PLC0415
+
+    tape = tmp_path / "dev.jsonl"
+    told: list[str] = []
+    recorder = TapeGenerator(StreamingScriptedGenerator(["Net sales [1]."]), tape, "record")
+    assert recorder.stream(PROMPT, told.append).text == "Net sales [1]."
+    assert told == ["Net", " sales", " [1]."]
+    [entry] = read_tape(tape)
+    assert entry.text == "Net sales [1]."
+    plain = TapeGenerator(ScriptedGenerator(["[1]"]), tmp_path / "plain.jsonl", "record")
+    assert plain.stream(replace(PROMPT, max_tokens=9), told.append).text == "[1]"
+    assert told == ["Net", " sales", " [1]."]  # a generator that does not stream tells nothing

@@ -110,7 +110,8 @@ def test_an_answer_citing_nothing_cites_the_passage_holding_its_words() -> None:
     """The model quoted a passage and left out the marker: code cites the passage that holds
     the sentence's words, and the sentence is then checked against it as if the model had."""
     verdict = verify("Total net sales increased 6% during 2025 compared to 2024.")
-    assert verdict.ok and verdict.attributed
+    assert verdict.ok
+    assert verdict.attributed
     assert verdict.text == "Total net sales increased 6% during 2025 compared to 2024 [4]."
     wrong = verify("Total net sales increased 7% during 2025 compared to 2024.")
     assert wrong.reason is Reason.UNSUPPORTED_CLAIM

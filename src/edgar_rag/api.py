@@ -134,11 +134,13 @@ class Index:
         cik: int | None = None,
         year: int | None = None,
         gate: str | None = None,
+        on_token: Callable[[str], None] | None = None,
     ) -> Response:
         """The answer with its quoted citations, or a typed decline (DESIGN.md's response
-        object). A figure question is answered in code; others go to the configured model."""
+        object). A figure question is answered in code; others go to the configured model,
+        whose draft ``on_token`` is told as it comes when the model streams."""
         scope = self.scope(ticker, cik, year)
-        return self._answerer(model=True).answer(_required(question), scope, gate)
+        return self._answerer(model=True).answer(_required(question), scope, gate, on_token)
 
     def compute(
         self,

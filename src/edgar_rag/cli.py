@@ -204,19 +204,43 @@ def ask(
     db: Path | None,
     as_json: bool,
 ) -> None:
-    """Answer QUESTION from a filing (or the whole corpus), citing the passages it quotes."""
+    """Answer QUESTION from a filing (or the whole corpus), citing the passages it quotes.
+
+    On a terminal, the model's draft is printed as it comes, marked unverified, then the
+    verified answer."""
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
     from edgar_rag.answer.render import response_text  # noqa: PLC0415
     from edgar_rag.api import open_index  # noqa: PLC0415
     from edgar_rag.service.models import AskResponse  # noqa: PLC0415
 
+    draft = _Draft() if not as_json and sys.stdout.isatty() else None
     with open_index(db, progress=_model_progress, announce=_announce) as index:
-        response = index.ask(question, ticker=ticker, cik=cik, year=year, gate=gate)
+        response = index.ask(question, ticker=ticker, cik=cik, year=year, gate=gate, on_token=draft)
     if as_json:
         click.echo(_json(AskResponse.of(response)))
     else:
+        if draft is not None:
+            draft.end()
         click.echo(response_text(response))
+
+
+class _Draft:
+    """The model's tokens printed as they come, dimmed after a label saying they are unchecked;
+    a blank line ends them before the verified answer."""
+
+    def __init__(self) -> None:
+        self.started = False
+
+    def __call__(self, piece: str) -> None:
+        if not self.started:
+            click.secho("draft, unverified: ", bold=True, nl=False)
+            self.started = True
+        click.secho(piece, dim=True, nl=False)
+
+    def end(self) -> None:
+        if self.started:
+            click.echo("\n")
 
 
 def _model_progress(done: int, total: int) -> None:

@@ -6,11 +6,11 @@ Values are frozen dataclasses; ports are small ``typing.Protocol`` classes. Noth
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
-from typing import NewType, Protocol
+from typing import NewType, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -399,6 +399,19 @@ class Generator(Protocol):
     def name(self) -> str: ...
 
     def generate(self, prompt: Prompt) -> Generation: ...
+
+
+TokenSink = Callable[[str], None]
+"""Told each piece of a generation's text as the model writes it; it may raise to stop the
+generation (the service does when its client has gone), and the generator lets that through."""
+
+
+@runtime_checkable
+class StreamingGenerator(Generator, Protocol):
+    """A generator that can also tell its text as it comes. The pieces are a draft: the
+    ``Generation`` returned at the end is what is verified, as ``generate``'s would be."""
+
+    def stream(self, prompt: Prompt, on_token: TokenSink) -> Generation: ...
 
 
 @dataclass(frozen=True, slots=True)

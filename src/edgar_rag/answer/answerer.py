@@ -37,6 +37,8 @@ from edgar_rag.domain import (
     Reason,
     Response,
     Scope,
+    StreamingGenerator,
+    TokenSink,
 )
 from edgar_rag.errors import NotFoundError
 from edgar_rag.question.companies import CompanyDirectory, company_guard
@@ -125,8 +127,18 @@ class Answerer:
     """Answers figure questions in code from the filing's reported figures, before the model
     (None: every question goes to the model)."""
 
-    def answer(self, question: str, scope: Scope, gate: str | None = None) -> Response:
-        """Search, screen (company guard and gate), compute in code, or generate and verify."""
+    def answer(
+        self,
+        question: str,
+        scope: Scope,
+        gate: str | None = None,
+        on_token: TokenSink | None = None,
+    ) -> Response:
+        """Search, screen (company guard and gate), compute in code, or generate and verify.
+
+        With ``on_token``, a generator that streams tells it the model's text as it comes (a
+        draft: the response is what was verified); an answer decided before the model, or a
+        generator that does not stream, tells it nothing."""
         gate_name = gate or self.settings.gate
         prepared = self.prepare(question, scope)
         settled = self._settle(question, prepared, gate_name)
@@ -134,7 +146,7 @@ class Answerer:
             return settled
         gate_score = prepared.best if "cosine" in gate_name else None
         started = time.perf_counter()
-        generation = self.generator.generate(prepared.prompt)
+        generation = self.generate(prepared.prompt, on_token)
         prepared.timings["generate"] = _ms_since(started)
         return self.conclude(prepared, generation, gate_name, gate_score)
 
@@ -158,6 +170,12 @@ class Answerer:
             return decline(reason, detail, gate_score)
         gate_score = prepared.best if "cosine" in gate_name else None
         return self.compute(prepared, gate_name, gate_score)
+
+    def generate(self, prompt: Prompt, on_token: TokenSink | None = None) -> Generation:
+        """The generator's answer to ``prompt``, streamed to ``on_token`` where it can be."""
+        if on_token is not None and isinstance(self.generator, StreamingGenerator):
+            return self.generator.stream(prompt, on_token)
+        return self.generator.generate(prompt)
 
     def prepare(self, text: str, scope: Scope) -> Prepared:
         """Read the question (once: every later stage takes what is read here), search, then

@@ -3,18 +3,22 @@
 Each takes its ``httpx.Client`` in the constructor and turns every failure at the HTTP boundary
 into a ``SourceError`` (a ``GeneratorTimeout`` on a timeout): an unreachable model is an error,
 never a decline. API keys are kept in ``SecretStr`` and never reach a message, a log or a repr.
-The local llama.cpp model lives in ``local_model.py``; recording and replay in ``tapes.py``.
+The OpenAI-compatible generator also streams (``stream``: the server's server-sent events, read
+as they come); the others answer whole. The local llama.cpp model lives in ``local_model.py``;
+recording and replay in ``tapes.py``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import httpx
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 
-from edgar_rag.domain import Generation, Message, Prompt
+from edgar_rag.domain import Generation, Message, Prompt, TokenSink
 from edgar_rag.errors import SourceError
 
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
@@ -22,6 +26,8 @@ ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
 ANTHROPIC_VERSION = "2023-06-01"
 _DETAIL_CHARS = 200
 _PASSAGES = re.compile(r"<passages>(.*?)</passages>", re.DOTALL)
+_EVENT_DATA = "data:"
+_STREAM_DONE = "[DONE]"
 
 _Reply = TypeVar("_Reply", bound=BaseModel)
 
@@ -56,6 +62,22 @@ class ChatCompletion(BaseModel):
             prompt_tokens=self.usage.prompt_tokens,
             completion_tokens=self.usage.completion_tokens,
         )
+
+
+class ChatDelta(BaseModel):
+    content: str | None = None
+
+
+class ChunkChoice(BaseModel):
+    delta: ChatDelta = Field(default_factory=ChatDelta)
+
+
+class ChatChunk(BaseModel):
+    """One server-sent event of a streamed OpenAI chat completion: a piece of the text, or
+    (``stream_options.include_usage``) the usage, with no choices, before ``[DONE]``."""
+
+    choices: list[ChunkChoice] = Field(default_factory=list)
+    usage: ChatUsage | None = None
 
 
 class _AnthropicBlock(BaseModel):
@@ -113,10 +135,57 @@ class _Endpoint:
     def post(
         self, path: str, headers: dict[str, str], body: dict[str, Any], reply: type[_Reply]
     ) -> _Reply:
-        try:
+        with self._reaching():
             response = self.http.post(
                 self.base_url + path, headers=headers, json=body, timeout=self.timeout_s
             )
+        self._check_status(response)
+        return self.parse(reply, response.content)
+
+    @contextmanager
+    def streamed(
+        self, path: str, headers: dict[str, str], body: dict[str, Any]
+    ) -> Iterator[httpx.Response]:
+        """The reply, its status checked, open to be read as it arrives (``event_data``);
+        closed on leaving the block, which tells a streaming server to stop. The timeout holds
+        for each read, so a slow model that keeps writing is not cut off."""
+        with self._reaching():
+            request = self.http.build_request(
+                "POST", self.base_url + path, headers=headers, json=body, timeout=self.timeout_s
+            )
+            response = self.http.send(request, stream=True)
+        try:
+            if response.status_code >= 400:
+                self.read(response)
+                self._check_status(response)
+            yield response
+        finally:
+            response.close()
+
+    def event_data(self, response: httpx.Response) -> Iterator[str]:
+        """The data of each server-sent event of ``response`` as it arrives, until ``[DONE]``;
+        a stream that ends before ``[DONE]`` is a SourceError (the server went away)."""
+        lines = response.iter_lines()
+        while True:
+            with self._reaching():
+                line = next(lines, None)
+            if line is None:
+                raise SourceError(f"{self.describe()} ended its stream before [DONE]")
+            if line.startswith(_EVENT_DATA):
+                data = line.removeprefix(_EVENT_DATA).strip()
+                if data == _STREAM_DONE:
+                    return
+                yield data
+
+    def read(self, response: httpx.Response) -> bytes:
+        with self._reaching():
+            return response.read()
+
+    @contextmanager
+    def _reaching(self) -> Iterator[None]:
+        """httpx's failures as ours: a timeout, or a server that cannot be reached."""
+        try:
+            yield
         except httpx.TimeoutException as exc:
             raise GeneratorTimeout(
                 f"{self.describe()} did not answer within {self.timeout_s:g} s"
@@ -126,9 +195,10 @@ class _Endpoint:
                 f"{self.describe()} could not be reached "
                 f"({type(exc).__name__}: {self._redact(str(exc))})"
             ) from exc
-        self._check_status(response)
+
+    def parse(self, reply: type[_Reply], content: bytes | str) -> _Reply:
         try:
-            return reply.model_validate_json(response.content)
+            return reply.model_validate_json(content)
         except ValidationError as exc:
             raise SourceError(
                 f"{self.describe()} answered with malformed JSON "
@@ -188,18 +258,54 @@ class OpenAICompatibleGenerator:
         return f"OpenAICompatibleGenerator(model={self._model!r}, base_url={base_url!r})"
 
     def generate(self, prompt: Prompt) -> Generation:
-        headers = {}
+        reply = self._endpoint.post(
+            "/chat/completions", self._headers(), self._body(prompt), ChatCompletion
+        )
+        return reply.to_generation(self.name)
+
+    def stream(self, prompt: Prompt, on_token: TokenSink) -> Generation:
+        """``generate`` with ``"stream": true``: each piece of text goes to ``on_token`` as it
+        arrives. An exception ``on_token`` raises closes the connection and propagates. A server
+        that answers whole instead (one that does not stream, or a local model process started
+        by an edgar-rag from before streaming) has its text told in one piece."""
+        body = self._body(prompt) | {"stream": True, "stream_options": {"include_usage": True}}
+        endpoint = self._endpoint
+        with endpoint.streamed("/chat/completions", self._headers(), body) as response:
+            if not response.headers.get("content-type", "").startswith("text/event-stream"):
+                whole = endpoint.parse(ChatCompletion, endpoint.read(response))
+                generation = whole.to_generation(self.name)
+                if generation.text:
+                    on_token(generation.text)
+                return generation
+            pieces: list[str] = []
+            usage = ChatUsage()
+            for data in endpoint.event_data(response):
+                chunk = endpoint.parse(ChatChunk, data)
+                usage = chunk.usage or usage
+                for choice in chunk.choices[:1]:
+                    if choice.delta.content:
+                        pieces.append(choice.delta.content)
+                        on_token(choice.delta.content)
+        return Generation(
+            text="".join(pieces),
+            model=self.name,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+        )
+
+    def _headers(self) -> dict[str, str]:
         key = self._endpoint.api_key
         if key is not None and key.get_secret_value():
-            headers["Authorization"] = f"Bearer {key.get_secret_value()}"
-        body = {
+            return {"Authorization": f"Bearer {key.get_secret_value()}"}
+        return {}
+
+    def _body(self, prompt: Prompt) -> dict[str, Any]:
+        return {
             "model": self._model,
             "messages": chat_messages(prompt.messages),
             "temperature": prompt.temperature,
             "max_tokens": prompt.max_tokens,
         }
-        reply = self._endpoint.post("/chat/completions", headers, body, ChatCompletion)
-        return reply.to_generation(self.name)
 
 
 class AnthropicGenerator:

@@ -5,13 +5,16 @@ the token limit and the exact messages. The refusal token is inside the messages
 be replayed only when its caller draws that token deterministically: that is the caller's job.
 A tape holds prompts and answers, never a key or a setting. Each generation also keeps how long it
 took, so that a paced replay can take as long (a load test then holds the service's generation
-slots as the model would, though sleeping where the model would use the CPU).
+slots as the model would, though sleeping where the model would use the CPU). Streamed, a replay
+tells its recorded text in pieces of a word each (paced: spread over the recorded time), and a
+recording streams what its generator streams.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -20,10 +23,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from edgar_rag.domain import Generation, Generator, Prompt
+from edgar_rag.domain import Generation, Generator, Prompt, StreamingGenerator, TokenSink
 from edgar_rag.errors import ConfigError, NotFoundError
 
 TapeMode = Literal["record", "replay"]
+_PIECE = re.compile(r"\s*\S+|\s+$")
+"""A replayed stream's pieces: each word with the spaces before it, as a model's tokens come."""
 
 
 class NotRecorded(NotFoundError):  # noqa: N818  (a 404 in the service)
@@ -151,14 +156,25 @@ class TapeGenerator:
             return self._replay(prompt)
         return self._record(self._inner, prompt)
 
-    def _replay(self, prompt: Prompt) -> Generation:
+    def stream(self, prompt: Prompt, on_token: TokenSink) -> Generation:
+        """``generate``, telling the text as it comes: a replay in pieces of its recorded text,
+        a recording as its generator streams it (nothing, if that one does not stream)."""
+        if self._mode == "replay" or self._inner is None:
+            return self._replay(prompt, on_token)
+        if tape_key(self._name, prompt) in self._recorded:
+            return self._replay(prompt, on_token)
+        return self._record(self._inner, prompt, on_token)
+
+    def _replay(self, prompt: Prompt, on_token: TokenSink | None = None) -> Generation:
         entry = self._recorded.get(tape_key(self._name, prompt))
         if entry is None:
             raise NotRecorded(
                 f"not recorded: no generation on the tape {self._path} for this prompt "
                 f"(model {self._name})"
             )
-        if self._paced and entry.generation_s > 0:
+        if on_token is not None:
+            self._tell(entry, on_token)
+        elif self._paced and entry.generation_s > 0:
             self._sleep(entry.generation_s)
         return Generation(
             text=entry.text,
@@ -169,9 +185,22 @@ class TapeGenerator:
             recorded_s=entry.generation_s,
         )
 
-    def _record(self, inner: Generator, prompt: Prompt) -> Generation:
+    def _tell(self, entry: TapeEntry, on_token: TokenSink) -> None:
+        pieces = _PIECE.findall(entry.text)
+        pause_s = entry.generation_s / max(len(pieces), 1) if self._paced else 0.0
+        for piece in pieces:
+            if pause_s > 0:
+                self._sleep(pause_s)
+            on_token(piece)
+
+    def _record(
+        self, inner: Generator, prompt: Prompt, on_token: TokenSink | None = None
+    ) -> Generation:
         started = self._clock()
-        generation = inner.generate(prompt)
+        if on_token is not None and isinstance(inner, StreamingGenerator):
+            generation = inner.stream(prompt, on_token)
+        else:
+            generation = inner.generate(prompt)
         generation_s = self._clock() - started
         entry = TapeEntry(
             key=tape_key(self._name, prompt),

@@ -2,18 +2,21 @@
 
 A worker that dies during a request (a native crash in llama.cpp, the out-of-memory killer)
 costs that request a ``SourceError`` naming the cause (the service answers 502, the CLI prints
-one line); the next request starts a new worker.
+one line); the next request starts a new worker. Streamed, the worker's tokens come back over the
+same connection as it writes them; a caller that stops reading closes it, and the worker stops
+generating at its next token.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import httpx
 
 from edgar_rag.answer.generators import GeneratorTimeout, OpenAICompatibleGenerator
 from edgar_rag.answer.local_model import MODEL_NAME
-from edgar_rag.domain import Generation, Prompt
+from edgar_rag.domain import Generation, Prompt, TokenSink
 from edgar_rag.errors import SourceError
 from edgar_rag.model.process import ModelProcess
 
@@ -37,12 +40,18 @@ class LocalModelGenerator:
         return f"LocalModelGenerator({self._process!r})"
 
     def generate(self, prompt: Prompt) -> Generation:
+        return self._ask(lambda client: client.generate(prompt))
+
+    def stream(self, prompt: Prompt, on_token: TokenSink) -> Generation:
+        return self._ask(lambda client: client.stream(prompt, on_token))
+
+    def _ask(self, call: Callable[[OpenAICompatibleGenerator], Generation]) -> Generation:
         worker = self._process.ensure()
         client = OpenAICompatibleGenerator(
             self._http, f"{worker.url}/v1", MODEL_NAME, None, self._timeout_s
         )
         try:
-            generation = client.generate(prompt)
+            generation = call(client)
         except GeneratorTimeout as exc:
             raise GeneratorTimeout(
                 f"the local model process did not answer within {self._timeout_s:g} s "

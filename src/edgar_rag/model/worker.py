@@ -6,6 +6,10 @@ answer. One generation runs at a time (later requests wait their turn); ``GET /h
 while one runs. Between requests llama.cpp keeps the evaluated tokens, so a prompt that starts
 like the last one (the fixed preamble) is evaluated only from where it differs.
 
+A request with ``"stream": true`` is answered as server-sent events, one per token as llama.cpp
+writes it, then the usage and ``[DONE]``; a client that closes the connection stops the
+generation at the next token, so the model is free for the next request.
+
 It stops by itself after ``--idle-s`` seconds without a request, or on SIGTERM, and removes its
 state file first. Its stderr is the log file its starter opened: ``faulthandler`` writes there
 the cause of a native crash (``Fatal Python error: Segmentation fault``), which the starter reads
@@ -25,10 +29,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import closing
 from dataclasses import replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -110,6 +116,36 @@ def _messages(body: dict[str, Any]) -> list[dict[str, str]]:
     return cast("list[dict[str, str]]", messages)
 
 
+def _request(body: dict[str, Any]) -> tuple[list[dict[str, str]], float, int]:
+    """A chat completion request's messages, temperature and token limit, checked."""
+    messages = _messages(body)
+    temperature = _number(body, "temperature", 0.0, float)
+    max_tokens = _number(body, "max_tokens", 200, int)
+    if max_tokens < 1:
+        raise BadRequestError("max_tokens: at least 1")
+    return messages, temperature, max_tokens
+
+
+def _counted(chunks: Iterator[dict[str, Any]], llama: Llama) -> Iterator[dict[str, Any]]:
+    """The chunks, then one with the usage (as OpenAI's ``include_usage`` sends it).
+
+    llama-cpp-python's stream carries no usage: each chunk of text is one token, and the prompt
+    is what llama.cpp holds evaluated beyond them (the last token is evaluated only when the
+    model stopped by itself, not at the token limit).
+    """
+    completion, finish = 0, None
+    for chunk in chunks:
+        choice = chunk["choices"][0] if chunk.get("choices") else {}
+        completion += bool(choice.get("delta", {}).get("content"))
+        finish = choice.get("finish_reason") or finish
+        yield chunk
+    prompt = llama.n_tokens - completion + (finish == "length")
+    yield {
+        "choices": [],
+        "usage": {"prompt_tokens": max(prompt, 0), "completion_tokens": completion},
+    }
+
+
 def _number(body: dict[str, Any], name: str, default: float, kind: type[float] | type[int]) -> Any:
     value = body.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -130,11 +166,7 @@ class Worker:
         self._last_used = time.monotonic()
 
     def complete(self, body: dict[str, Any]) -> dict[str, Any]:
-        messages = _messages(body)
-        temperature = _number(body, "temperature", 0.0, float)
-        max_tokens = _number(body, "max_tokens", 200, int)
-        if max_tokens < 1:
-            raise BadRequestError("max_tokens: at least 1")
+        messages, temperature, max_tokens = _request(body)
         self._enter()
         try:
             with self._lock:
@@ -165,6 +197,33 @@ class Worker:
             "generate_ms": round(perf.t_eval_ms, 2),
         }
         return result
+
+    def stream(self, body: dict[str, Any]) -> Generator[dict[str, Any], None, None]:
+        """The chunks of a streamed chat completion, the last one holding the usage; the body
+        is checked before this returns. Closing the iterator ends the generation there."""
+        request = _request(body)
+        return self._streamed(*request)
+
+    def _streamed(
+        self, messages: list[dict[str, str]], temperature: float, max_tokens: int
+    ) -> Generator[dict[str, Any], None, None]:
+        self._enter()
+        try:
+            with self._lock:
+                try:
+                    chunks = self.llama.create_chat_completion(
+                        messages=cast("Any", messages),
+                        temperature=temperature,
+                        max_tokens=max_tokens,
+                        stream=True,
+                    )
+                    pieces = cast("Generator[dict[str, Any], None, None]", chunks)
+                    with closing(pieces):
+                        yield from _counted(pieces, self.llama)
+                except (ValueError, RuntimeError) as exc:
+                    raise BadRequestError(str(exc)) from exc
+        finally:
+            self._leave()
 
     def _enter(self) -> None:
         with self._counter:
@@ -199,7 +258,7 @@ class Worker:
         }
 
 
-class _Server(ThreadingHTTPServer):
+class WorkerServer(ThreadingHTTPServer):
     # A client's idle keep-alive connection must not hold the process open on its way out;
     # the generation under way is waited for through the worker's lock instead (``close``).
     daemon_threads = True
@@ -211,7 +270,7 @@ class _Server(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+    server: WorkerServer
     protocol_version = "HTTP/1.1"
 
     def do_GET(self) -> None:
@@ -226,9 +285,35 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             body = self._body()
-            self._reply(HTTPStatus.OK, self.server.worker.complete(body))
+            if body.get("stream") is True:
+                self._stream(self.server.worker.stream(body))
+            else:
+                self._reply(HTTPStatus.OK, self.server.worker.complete(body))
         except BadRequestError as exc:
             self._reply(HTTPStatus.BAD_REQUEST, {"error": {"message": str(exc)}})
+
+    def _stream(self, chunks: Generator[dict[str, Any], None, None]) -> None:
+        """Server-sent events, each written as it comes; the connection closes after ``[DONE]``
+        (the body has no length). A request llama.cpp refuses (a prompt longer than the
+        context) fails before the first token, so it is still answered 400."""
+        with closing(chunks):
+            first = next(chunks, None)
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            try:
+                for chunk in chain([first] if first is not None else [], chunks):
+                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                return  # the client left: closing the chunks ends the generation
+            except BadRequestError as exc:  # too late for a 400: the stream ends without [DONE]
+                log(f"a streamed generation failed after it began: {exc}")
 
     def _body(self) -> dict[str, Any]:
         length = int(self.headers.get("Content-Length") or 0)
@@ -289,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         system_info=system_info,
     )
     worker = Worker(llama, state)
-    server = _Server(worker)
+    server = WorkerServer(worker)
     worker.state = state = replace(state, port=server.server_address[1])
     threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
     write_state(args.state, state)

@@ -1,11 +1,12 @@
 """The HTTP service: ``create_app(services)`` builds the app; ``serve(settings, host, port)``
 runs it.
 
-Endpoints: ``POST /ask`` (the response object), ``POST /query`` (docs-rag's shape, corpus-wide),
-``POST /search`` (ranked passages), ``GET /filings``, ``GET /filings/{id}/text`` (an Item around
-a quote), ``GET /health``, ``GET /metrics``, the page at ``GET /``, and ``/openapi.json`` and
-``/docs`` (Swagger UI from the service's own files: ``docs.py``). Errors map as ``failures.py``
-draws them; never a 500 on purpose.
+Endpoints: ``POST /ask`` (the response object; with ``Accept: text/event-stream``, the model's
+draft as server-sent events, then the response: ``streaming.py``), ``POST /query`` (docs-rag's
+shape, corpus-wide), ``POST /search`` (ranked passages), ``GET /filings``,
+``GET /filings/{id}/text`` (an Item around a quote), ``GET /health``, ``GET /metrics``, the page
+at ``GET /``, and ``/openapi.json`` and ``/docs`` (Swagger UI from the service's own files:
+``docs.py``). Errors map as ``failures.py`` draws them; never a 500 on purpose.
 
 Generation runs in a worker thread while it holds one of ``slots`` slots; a request that finds
 them all busy gets 503 with ``Retry-After`` at once. A slot is given back when its generation
@@ -35,6 +36,7 @@ from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.responses import Response as HttpResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from edgar_rag import __version__
@@ -80,6 +82,7 @@ from edgar_rag.service.observe import (
 )
 from edgar_rag.service.slots import GenerationSlots
 from edgar_rag.service.store import LockedFigures, LockedPassages, item_span
+from edgar_rag.service.streaming import EVENT_STREAM, AnswerStream, wants_events
 
 log = logging.getLogger(LOGGER)
 _T = TypeVar("_T")
@@ -215,6 +218,11 @@ class _Backend:
     async def generate(self, work: Callable[[Answerer], _T]) -> _T:
         """``work`` in a worker thread while it holds a slot; SlotsBusy at once when none is
         free."""
+        return await self.run(self.take_slot(), work)
+
+    def take_slot(self) -> Answerer:
+        """The answerer, once a slot is taken for it (``run`` gives it back); SlotsBusy at once
+        when none is free."""
         if self.answerer is None:
             problem = self.services.generator_problem or "no generator was configured"
             raise SourceError(f"the generator is not ready: {problem}")
@@ -225,12 +233,16 @@ class _Backend:
                 f"all {slots.total} generation slots are busy; retry in {wait_s} s", wait_s
             )
         self.metrics.slots_busy.set(slots.busy)
+        return ready
+
+    async def run(self, ready: Answerer, work: Callable[[Answerer], _T]) -> _T:
+        """``work`` in a worker thread, then the slot ``take_slot`` took is given back."""
         started = time.perf_counter()
         try:
             return await run_in_threadpool(work, ready)
         finally:
-            slots.give_back(time.perf_counter() - started)
-            self.metrics.slots_busy.set(slots.busy)
+            self.slots.give_back(time.perf_counter() - started)
+            self.metrics.slots_busy.set(self.slots.busy)
 
     def health(self) -> Health:
         with self.lock:
@@ -271,13 +283,28 @@ def _add_answering(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
         "/ask",
         dependencies=keyed,
         response_model=None,
-        responses={200: {"model": AskResponse}, **error_responses(401, 404, 422, 502, 503, 504)},
+        responses={
+            200: {"model": AskResponse, "content": {EVENT_STREAM: {"schema": {"type": "string"}}}},
+            **error_responses(401, 404, 422, 502, 503, 504),
+        },
         summary="Answer a question from one filing, or from the whole corpus",
+        description="With `Accept: text/event-stream`: `token` events with the model's draft "
+        "(unverified) as it comes, then one `response` event with the response object, or one "
+        "`error` event with the status and body of the error.",
     )
-    async def ask(body: AskRequest, request: Request) -> JSONResponse:
+    async def ask(body: AskRequest, request: Request) -> HttpResponse:
         record = record_of(request)
         record.question = body.question
         scope = await run_in_threadpool(backend.resolve, body)
+        if wants_events(request.headers.get("accept")):
+            ready = backend.take_slot()
+            stream = AnswerStream(
+                lambda on_token: backend.run(
+                    ready, lambda a: a.answer(body.question, scope, body.gate, on_token)
+                ),
+                record,
+            )
+            return EventSourceResponse(stream.events())
         response = await backend.generate(lambda a: a.answer(body.question, scope, body.gate))
         record.answered(response)
         await _note_disconnect(request)
