@@ -109,9 +109,11 @@ answering: build/corpus.db
 # One generation per dev-split narrative question (data/narrative/) with the local model, recorded
 # on a tape; the page docs/narrative.md is rendered from the runs.
 narrative: build/corpus.db
-	EDGAR_RAG_DB=build/corpus.db EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache \
-	EDGAR_RAG_TAPE=data/narrative/tape-dev.jsonl EDGAR_RAG_TAPE_MODE=record \
-	  $(BIN)/edgar-rag dev eval narrative --split dev
+	for split in dev eval; do \
+	  EDGAR_RAG_DB=build/corpus.db EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache \
+	  EDGAR_RAG_TAPE=data/narrative/tape-$$split.jsonl EDGAR_RAG_TAPE_MODE=record \
+	    $(BIN)/edgar-rag dev eval narrative --split $$split || exit 1; \
+	done
 
 # Rebuild the evaluation pages from the committed runs (no model, no index).
 eval: setup
@@ -124,10 +126,14 @@ result: setup
 # current code; fails on a net worsening of 3 or more cases in any group against the baseline.
 eval-ci: build/corpus.db
 	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval regression check
+	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval regression check --set narrative --split dev
+	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval regression check --set narrative --split eval
 
 # The baseline eval-ci compares with: the replay of the committed tape by the current code.
 eval-baseline: build/corpus.db
 	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval regression baseline
+	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval regression baseline --set narrative --split dev
+	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval regression baseline --set narrative --split eval
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

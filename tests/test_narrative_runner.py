@@ -170,3 +170,16 @@ def test_an_interrupted_run_resumes_from_its_partial_file(
     assert len(model.prompts) == len(QUESTIONS) - 2
     assert len(partial.read_text(encoding="utf-8").splitlines()) == len(QUESTIONS)
     assert json.loads(partial.read_text(encoding="utf-8").splitlines()[0])["id"] == "n01"
+
+
+def test_a_figure_answer_citing_another_passage_that_prints_the_figure_is_correct(
+    index: SqliteIndex,
+) -> None:
+    """A filing states a count in more than one place: the answer is correct when a passage it
+    cites prints the figure, whether or not that passage holds the set's phrase."""
+    elsewhere = QUESTIONS[0].model_copy(
+        update={"phrase": "Apple counted 166,000 people on its staff that year"}
+    )
+    model = ScriptedGenerator(_replies()[:1])
+    [record] = run_narrative(_answerer(index, model), index, [elsewhere], "dev")
+    assert (record.outcome, record.cites_phrase, record.correct) == ("answered", True, True)

@@ -127,6 +127,8 @@ def test_a_question_that_asks_to_be_told_asks_for_prose() -> None:
         ("How much of NVIDIA's revenue came from its largest customer?", None),
         ("How much did NVIDIA pay out in cash dividends in fiscal 2025?", None),
         ("What was Apple's net income in fiscal 2025?", None),
+        ("What was NVIDIA's employee count at its fiscal 2025 year end?", "employee"),
+        ("What was Apple's full-time equivalent headcount?", "headcount"),
     ],
 )
 def test_a_count_asked_is_read_as_what_it_counts(question: str, counted: str | None) -> None:

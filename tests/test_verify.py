@@ -144,7 +144,27 @@ def test_a_long_sentence_without_a_marker_has_no_valid_citation() -> None:
     verdict = verify(sentence)
     assert (verdict.ok, verdict.reason) == (False, Reason.NO_VALID_CITATION)
     assert "long" in (verdict.detail or "")
-    assert verify(sentence[:-1] + " [4].").ok
+    cited = verify(sentence[:-1] + " [4].")
+    assert cited.reason is Reason.UNSUPPORTED_CLAIM, "it cites a passage that says none of it"
+    assert "shares almost none of its words" in (cited.detail or "")
+
+
+def test_a_sentence_quoting_another_passage_than_it_cites_cites_that_one() -> None:
+    passages = {
+        1: "The Company's operations are subject to the risks of industrial accidents.",
+        2: "Substantially all manufacturing is performed by a small number of outsourcing "
+        "partners, often in single locations.",
+    }
+    verdict = verify_answer(
+        "Manufacturing is performed by a small number of outsourcing partners, often in single "
+        "locations [1].",
+        passages,
+        frozenset(),
+        last_year_named,
+    )
+    assert verdict.ok, verdict.detail
+    assert verdict.requoted == ((1, 2),)
+    assert verdict.text.endswith("single locations [2].")
 
 
 def test_a_short_sentence_without_figures_needs_no_marker() -> None:

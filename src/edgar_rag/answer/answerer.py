@@ -53,6 +53,8 @@ RECITED_NOTE = "which is cited instead"
 """Ends the detail of an answer whose citation marker the verifier moved."""
 TRIMMED_NOTE = "only the columns of the year asked are shown"
 """Ends the detail of an answer whose copied table row the verifier cut to the year asked."""
+ATTRIBUTED_NOTE = "the model cited no passage; each sentence cites the passage that holds its words"
+"""Part of the detail of an answer whose citations code supplied."""
 MENDED_NOTE = "the model's answer stated no figure; the cited sentence that states it is shown"
 """Begins the detail of an answer that left out the figure asked, shown as its cited sentence."""
 _DATE = re.compile(r"([A-Z][a-z]{2,8})\.?\s+(\d{1,2}),\s*((?:19|20)\d{2})")
@@ -457,6 +459,12 @@ def _answer_note(
         f"the model cited [{old}]; the figure is printed in [{new}], {RECITED_NOTE}"
         for old, new in verdict.recited
     ]
+    notes += [
+        f"the model cited [{old}]; the sentence is quoted from [{new}], {RECITED_NOTE}"
+        for old, new in verdict.requoted
+    ]
+    if verdict.attributed:
+        notes.append(ATTRIBUTED_NOTE)
     if verdict.trimmed:
         notes.append(f"the model quoted a whole table row; {TRIMMED_NOTE}")
     if filing is not None and asked and filing.years_reported:

@@ -43,9 +43,10 @@ def figure_names_metric(
     whose figure belongs to a metric of another kind (``gross margin ... 51.2%`` for a question
     on net margin) backs no figure of the metric asked, whatever else its line says.
 
-    For a question that counts something (``counted``: "how many ... lawsuits"), a sentence
-    also names it when the figure is printed beside what is counted: "106 lawsuits by
-    individual shippers", "employees totaled over 150,000" (a percentage counts nothing). An
+    For a question that counts something (``counted``: "how many ... lawsuits"), only the
+    answer's figures that are no percentage can answer it, and a sentence also names it when
+    the figure is printed beside what is counted: "106 lawsuits by individual shippers",
+    "employees totaled over 150,000". An
     abbreviation says the words whose initials it spells: "BCA" says "commercial airplanes".
     """
     words = list(words)
@@ -53,6 +54,10 @@ def figure_names_metric(
     claims = find_figures(answer)
     if not wanted or not claims:
         return True
+    if counted is not None:  # a count is no percentage: "78% male" answers no "how many"
+        claims = [claim for claim in claims if not claim.is_percent]
+        if not claims:
+            return False
     asked = _asked_words(words)
     expanded = expand(words)
     unasked = {q for q in _CHECK_QUALIFIERS if stem(q) not in expanded}
@@ -103,16 +108,20 @@ def _backing_sentences(line: str, claims: Sequence[Figure], words: Sequence[str]
 
 def _counted_beside(line: str, claims: Sequence[Figure], counted: str) -> bool:
     """A sentence of the prose ``line`` prints a claimed count (no percentage) with a word for
-    what is ``counted`` among the few words after it or before it."""
+    what is ``counted`` among the few words after it or before it, or, for the sentence's first
+    figure, among the words its sentence opens with."""
     nouns = counting_stems(counted)
     for sentence in PROSE_SENTENCE.split(line):
-        for figure in find_figures(sentence):
+        for first, figure in enumerate(find_figures(sentence)):
             printed = PrintedFigure(figure, (), header=None, label=None)
             if figure.is_percent or not any(supports(printed, claim) for claim in claims):
                 continue
             after = lower_words(sentence[figure.end :])[:_AFTER_WORDS]
-            before = lower_words(sentence[: figure.start])[-_BEFORE_WORDS:]
-            if nouns & {stem(word) for word in [*after, *before]}:
+            before = lower_words(sentence[: figure.start])
+            beside = [*after, *before[-_BEFORE_WORDS:]]
+            if first == 0:  # "The Company employees, which include ..., totaled over 150,000"
+                beside += before[:_SUBJECT_WORDS]
+            if nouns & {stem(word) for word in beside}:
                 return True
     return False
 
@@ -121,6 +130,8 @@ _AFTER_WORDS = 4
 """How far after a count its noun may come: "106 lawsuits", "3 million square feet"."""
 _BEFORE_WORDS = 5
 """How far before: "employees totaled over 150,000", "holders of record ... was 101,000"."""
+_SUBJECT_WORDS = 4
+"""The words that open a sentence name what its first figure counts, however far it comes."""
 _ABBREVIATION = re.compile(r"\b[A-Z]{2,6}\b")
 
 

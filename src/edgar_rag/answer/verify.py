@@ -64,6 +64,9 @@ class Verdict:
     """A table row the model copied out is shown with the columns of the years asked only."""
     attributed: bool = False
     """The model cited nothing; each sentence cites the passage that holds its words."""
+    requoted: tuple[tuple[int, int], ...] = ()
+    """Citations of sentences without figures corrected: (the marker the model wrote, the
+    passage that holds the sentence's words)."""
 
 
 def markers_in(text: str) -> list[int]:
@@ -104,7 +107,7 @@ def split_sentences(text: str) -> list[str]:
 def _sentence_ends(line: str) -> Iterator[int]:
     for match in _SENTENCE_END.finditer(line):
         word = line[: match.start()].rsplit(maxsplit=1)[-1:] or [""]
-        word_before = word[0].lstrip("(\"'").lower()
+        word_before = word[0].lstrip("(\"'").lower().rpartition("-")[2]
         abbreviated = line[match.start()] == "." and (
             word_before in _ABBREVIATIONS
             or (len(word_before) == 1 and word_before.isalpha())
@@ -140,6 +143,9 @@ def verify_answer(
     cited = tuple(m for m in markers_in(text) if m in passages)
     if not text.strip():
         return Verdict(False, Reason.NO_VALID_CITATION, "the answer is empty", cited, text)
+    text, requoted, ungrounded = _grounded(text, passages)
+    if ungrounded is not None:
+        return Verdict(False, Reason.UNSUPPORTED_CLAIM, ungrounded, cited, text)
     printed = {marker: passage_figures(passage) for marker, passage in passages.items()}
     written = text
     if recite and asked_years:
@@ -163,15 +169,15 @@ def verify_answer(
         return Verdict(False, Reason.NO_VALID_CITATION, detail, cited, text)
     return Verdict(
         True, None, None, cited, shown, tuple(recited), trimmed=text != written,
-        attributed=attributed,
+        attributed=attributed, requoted=tuple(requoted),
     )  # fmt: skip
 
 
 def markers_last(line: str) -> str:
-    """A line whose citation markers come before their sentences ("[1] Sales rose. [2] Costs
-    fell.", as a small model often writes) with each marker moved to the end of the sentence
-    it heads ("Sales rose [1]. Costs fell [2]."); any other line, and a copied table row,
-    unchanged."""
+    """A line whose citation markers come before their sentences ("[1] Sales rose. Prices
+    held. [2] Costs fell.", as a small model often writes) with the markers moved to the end of
+    each sentence they head ("Sales rose [1]. Prices held [1]. Costs fell [2]."); any other
+    line, and a copied table row, unchanged."""
     if not _LEADING_MARKER.match(line) or " | " in line:
         return line
     pieces = _MARKER_RUN.split(line)
@@ -182,10 +188,15 @@ def markers_last(line: str) -> str:
         if not body:
             moved.append(markers)
             continue
-        ending = _ENDING.search(body)
-        stop = ending.group(0) if ending else ""
-        moved.append(f"{body[: len(body) - len(stop)].rstrip()} {markers}{stop}")
+        moved.extend(_cite(sentence, markers) for sentence in split_sentences(body))
     return " ".join(moved)
+
+
+def _cite(sentence: str, markers: str) -> str:
+    """``sentence`` with ``markers`` before its full stop."""
+    ending = _ENDING.search(sentence)
+    stop = ending.group(0) if ending else ""
+    return f"{sentence[: len(sentence) - len(stop)].rstrip()} {markers}{stop}"
 
 
 def _attributed(text: str, passages: Mapping[int, str]) -> str | None:
@@ -206,11 +217,52 @@ def _attributed(text: str, passages: Mapping[int, str]) -> str | None:
         )
         if source is None:
             return None
-        ending = _ENDING.search(sentence)
-        stop = ending.group(0) if ending else ""
-        cited = f"{sentence[: len(sentence) - len(stop)].rstrip()} [{source}]{stop}"
-        shown = shown.replace(sentence, cited, 1)
+        shown = shown.replace(sentence, _cite(sentence, f"[{source}]"), 1)
     return shown
+
+
+def _grounded(
+    text: str, passages: Mapping[int, str]
+) -> tuple[str, list[tuple[int, int]], str | None]:
+    """``text`` with each sentence without figures that cites a passage holding few of its
+    words citing instead the given passage that holds nearly all of them (the model quoted
+    passage 2 and wrote [1]); a failure's detail when such a sentence shares almost no words
+    with the passages it cites and no passage holds it (a claim the passages do not make).
+    Figures are left to the figure checks."""
+    held = {marker: _content_words(passage) for marker, passage in passages.items()}
+    shown, requoted = text, []
+    for sentence in split_sentences(text):
+        given = [m for m in markers_in(sentence) if m in held]
+        words = _content_words(strip_markers(sentence))
+        if not given or len(words) < _GROUNDED_WORDS or find_figures(sentence):
+            continue
+        share = {m: len(words & passage) / len(words) for m, passage in held.items()}
+        if max(share[m] for m in given) >= _CITED_SHARE:
+            continue
+        best = max(share, key=lambda m: share[m])
+        if share[best] >= _ATTRIBUTED_SHARE:
+            shown = shown.replace(sentence, MARKER.sub(f"[{best}]", sentence), 1)
+            requoted.append((given[0], best))
+        elif max(share[m] for m in given) < _UNGROUNDED_SHARE:
+            masked = _mask(sentence, [])
+            cites = ", ".join(f"[{m}]" for m in given)
+            return (
+                shown,
+                requoted,
+                (
+                    f'the sentence "{masked}" shares almost none of its words with the passages it '
+                    f"cites ({cites}), and no passage given says it"
+                ),
+            )
+    return shown, requoted, None
+
+
+_GROUNDED_WORDS = 4
+"""Fewer content words than this say too little to compare with a passage."""
+_CITED_SHARE = 0.5
+"""A cited passage holding at least this share of a sentence's words is what it draws on."""
+_UNGROUNDED_SHARE = 0.25
+"""A sentence sharing less than this with every passage it cites is not drawn from them."""
 
 
 def _content_words(text: str) -> frozenset[str]:

@@ -621,7 +621,7 @@ def _computed_figures(report: dict[str, Any]) -> list[_Figure]:
 
 
 def _narrative_figures(run: dict[str, Any]) -> list[_Figure]:
-    """The narrative set's dev run with no gate (data/narrative/run-dev.json): answerable
+    """A narrative set's run with no gate (data/narrative/run-<split>.json): answerable
     questions answered correctly, and unanswerable ones answered at all."""
     records = run["records"]
     answerable = [r for r in records if r["kind"] != "decline"]
@@ -631,7 +631,8 @@ def _narrative_figures(run: dict[str, Any]) -> list[_Figure]:
     return [
         (
             "narrative questions answered correctly (the expected phrase cited) / unanswerable "
-            f"ones answered, local model, gate none (dev split, {len(records)} questions)",
+            f"ones answered, local model, gate none ({run['split']} split, {len(records)} "
+            "questions)",
             f"{correct}/{len(answerable)} = {correct / len(answerable):.1%} / "
             f"{len(false)}/{len(unanswerable)}",
             "[narrative answers](docs/narrative.md)",
@@ -644,4 +645,5 @@ _EXTRA_FIGURES: tuple[tuple[str, Callable[[dict[str, Any]], list[_Figure]]], ...
     ("computed.json", _computed_figures),
     ("eval/report.json", _answering_figures),
     ("../data/narrative/run-dev.json", _narrative_figures),
+    ("../data/narrative/run-eval.json", _narrative_figures),
 )

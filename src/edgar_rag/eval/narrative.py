@@ -154,11 +154,21 @@ def states_figure(text: str, figure: str) -> bool:
 
 
 def cites_phrase(response: Response, prepared: Prepared, question: NarrativeQuestion) -> bool:
-    """Some citation is of the expected filing and its passage (or its quote) holds the phrase."""
+    """Some citation is of the expected filing and its passage (or its quote) holds the phrase,
+    or, for a figure question, prints the figure: a filing states a count in more than one
+    place ("We have 32,880 route miles" in Item 2, "Our rail network includes 32,880 route
+    miles" in Item 1), and the verifier has already held the figure to the line naming what was
+    asked."""
     if question.phrase is None:
         return False
     phrase = _flat(question.phrase)
     expected = (question.ticker, question.fiscal_year)
+    figure = question.figure
+    if figure is not None and any(
+        (c.filing.ticker, c.filing.fiscal_year) == expected and states_figure(c.quote, figure)
+        for c in response.citations
+    ):
+        return True
     given = [
         hit.passage.chunk
         for hit in prepared.given
@@ -432,7 +442,8 @@ def render_narrative(runs: Sequence[dict[str, Any]]) -> str:
         "Written by `edgar-rag dev eval narrative` from `data/narrative/run-<split>.json`: the "
         "hand-written narrative set (`data/narrative/questions.jsonl`) through the answer path. "
         "Correct: not declined, a citation of the expected filing whose passage holds the "
-        "question's phrase and, for a figure question, the figure stated. Each question was "
+        "question's phrase (for a figure question, or prints the figure: a filing states a count "
+        "in more than one place) and, for a figure question, the figure stated. Each question was "
         "searched and generated once; every arm is a mask over that generation. Intervals are "
         "Wilson 95%.",
         "",

@@ -129,7 +129,7 @@ def metric_words(question: str, company: str | None, *others: str) -> tuple[str,
     words of time and size (``fiscal``, ``total``, ``much``). ``others`` are other names the
     question calls companies by."""
     names = " ".join([company or "", *others]).lower()
-    ignored = {stem(w) for w in [*GENERIC, *_MONTHS, *_WORD.findall(names)]}
+    ignored = {stem(w) for w in [*GENERIC, *_MONTHS, *_LINKING, *_WORD.findall(names)]}
     text = _SOURCE.sub(" ", question)
     asked = _HOW_MANY.search(text)
     phrase = asked["phrase"] if asked and _WORD.search(asked["phrase"]) else text
@@ -141,6 +141,12 @@ def metric_words(question: str, company: str | None, *others: str) -> tuple[str,
     )
 
 
+_LINKING = (
+    "came come comes coming generated generate account accounts accounted attributable "
+    "represent represents represented estimated estimate make makes made goes go"
+).split()
+"""Verbs that link the figure asked to its subject ("how much of its revenue came from its
+largest customer"): what a passage's sentence says in its own words, if at all."""
 _MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec".split()
@@ -164,8 +170,12 @@ _HOW_MANY = re.compile(
 def counted_noun(question: str) -> str | None:
     """What a count or an amount asked for counts: the last word of the phrase after ``how
     many`` or ``how much`` before any preposition ("how many individual shipper lawsuits from
-    the ... litigation" counts lawsuits; "how many common shareholders of record", shareholders);
-    None when the question asks no such thing, or asks how much *of* something (a share)."""
+    the ... litigation" counts lawsuits; "how many common shareholders of record", shareholders),
+    or the noun of a count it names ("employee count", "headcount"); None when the question asks
+    no such thing, or asks how much *of* something (a share)."""
+    named = _COUNT_NAMED.search(question)
+    if named is not None:
+        return (named["noun"] or "headcount").lower()
     asked = _HOW_MANY.search(question)
     if asked is None or _NOT_COUNTED.match(asked["phrase"]):
         return None
@@ -184,6 +194,8 @@ COUNT_NOUNS: tuple[tuple[str, ...], ...] = (
 """The words that count the same thing ("people" are its employees, "space" is square feet):
 for the words printed beside a figure, never for search or the prompt's windows."""
 _COUNTED_AS = {word: group for group in COUNT_NOUNS for word in group}
+_COUNT_NAMED = re.compile(r"\b(?:(?P<noun>[a-z]+)\s+count|headcount)\b", re.I)
+"""A count the question names outright: "employee count", "headcount"."""
 _NOT_COUNTED = re.compile(
     r"(?:of|did|does|do|is|are|was|were|has|have|had|will|would|can|could)\b", re.I
 )
