@@ -106,7 +106,7 @@ answering: build/corpus.db
 	  $(BIN)/edgar-rag dev eval answering --split dev
 	$(MAKE) eval
 
-# One generation per dev-split narrative question (data/narrative/) with the local model, recorded
+# One generation per narrative question of each split (data/narrative/) with the local model, recorded
 # on a tape; the page docs/narrative.md is rendered from the runs.
 narrative: build/corpus.db
 	for split in dev eval; do \

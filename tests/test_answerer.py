@@ -340,3 +340,27 @@ def test_an_answer_that_leaves_out_the_figure_asked_is_mended_from_its_cited_sen
     )
     assert declined.reason is Reason.MISSING_FIGURE
     assert "states no figure" in (declined.detail or "")
+
+
+@pytest.mark.parametrize(
+    ("question", "narrowed"),
+    [
+        ("How many employees did Apple have at the end of fiscal 2024?", ("AAPL", 2024)),
+        ("How many employees does Apple have?", ("AAPL", 2025)),
+        ("How many employees did Apple have in fiscal 2019?", None),
+        ("Compare Apple's and Home Depot's employees in fiscal 2024.", None),
+        ("Which companies report the most employees?", None),
+    ],
+)
+def test_a_corpus_wide_question_naming_one_company_is_asked_of_its_filing(
+    index: SqliteIndex,
+    directory: CompanyDirectory,
+    question: str,
+    narrowed: tuple[str, int] | None,
+) -> None:
+    """The year it names, else the latest; the corpus stays when it names no company, several,
+    or a year that is not indexed."""
+    asker = answerer(index, ScriptedGenerator([]), directory=directory)
+    scope = asker.prepare(question, index.resolve_scope()).scope
+    filing = scope.filing
+    assert (None if filing is None else (filing.ticker, filing.fiscal_year)) == narrowed

@@ -312,3 +312,8 @@ def test_a_whole_row_copied_out_keeps_only_the_column_of_the_year_asked() -> Non
 def test_a_copied_row_without_the_year_asked_is_left_as_written_and_withheld() -> None:
     verdict = verify(f"[1] {SALES_ROW}", frozenset({2019}))
     assert (verdict.ok, verdict.reason, verdict.trimmed) == (False, Reason.UNSUPPORTED_CLAIM, False)
+
+
+def test_an_abbreviation_after_a_hyphen_ends_no_sentence() -> None:
+    sentence = "About 80% of BCA's backlog is with non-U.S. airlines [1]."
+    assert split_sentences(sentence) == [sentence]
