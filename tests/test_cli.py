@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from edgar_rag.cli import main
+from edgar_rag.cli import _AssemblyBar, log_file_path, main
 
 
 @pytest.fixture
@@ -20,6 +20,7 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     monkeypatch.setenv("EDGAR_RAG_DB", str(tmp_path / "index.db"))
     monkeypatch.setenv("EDGAR_RAG_EMBEDDER", "hashing")
     monkeypatch.setenv("EDGAR_RAG_MODEL_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     monkeypatch.delenv("EDGAR_RAG_SEC_CONTACT", raising=False)
     monkeypatch.chdir(tmp_path)
     return CliRunner()
@@ -292,3 +293,63 @@ def test_ask_on_a_terminal_prints_the_draft_as_it_comes_then_the_verified_answer
     assert plain == f"draft, unverified: {reply}\n\n{piped.stdout}"
     assert "\x1b[2mApple\x1b[0m" in shown  # the draft is dimmed, a word at a time
     assert "draft" not in piped.stdout
+
+
+def test_an_unexpected_error_is_one_line_naming_the_log_that_holds_its_traceback(
+    run: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from edgar_rag.api import Index  # noqa: PLC0415
+
+    def broken(self: Index) -> list[object]:
+        raise RuntimeError("a bug in listing")
+
+    monkeypatch.setattr(Index, "filings", broken)  # stands for any bug below the command
+    failed = run.invoke(main, ["filings"])
+    log = tmp_path / "user-cache" / "edgar-rag" / "edgar-rag.log"
+    assert log_file_path() == log
+    assert failed.exit_code == 1
+    assert failed.stdout == ""
+    assert failed.stderr == (
+        f"Error: internal error (RuntimeError: a bug in listing); the traceback is in {log}\n"
+    )
+    written = log.read_text()
+    assert "unexpected_failure" in written
+    assert "Traceback (most recent call last)" in written
+    assert 'raise RuntimeError("a bug in listing")' in written
+
+
+def test_an_expected_error_is_its_one_line_and_writes_no_log(
+    run: CliRunner, sample_dir: Path, tmp_path: Path
+) -> None:
+    invoke(run, "ingest", "--from", str(sample_dir), "--tickers", "aapl", "--years", "2025")
+    unknown = run.invoke(main, ["search", "revenue", "--ticker", "ZZZZ"])
+    assert (unknown.exit_code, unknown.stderr) == (1, "Error: ticker ZZZZ is not indexed\n")
+    assert not (tmp_path / "user-cache" / "edgar-rag" / "edgar-rag.log").exists()
+
+
+def test_the_model_assembly_off_a_terminal_is_one_final_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bar, total = _AssemblyBar(), 3 * 2**20
+    for done in (2**20, 2 * 2**20, total):
+        bar(done, total)
+    printed = capsys.readouterr()
+    assert (printed.out, printed.err) == ("", "assembled the local model (3 MiB)\n")
+
+
+def test_the_model_assembly_on_a_terminal_is_a_tqdm_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io  # noqa: PLC0415
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    bar, total = _AssemblyBar(), 4 * 2**20
+    bar(2**20, total)
+    bar(total, total)
+    shown = terminal.getvalue()
+    assert "assembling the local model: 100%" in shown
+    assert "4.00M/4.00M" in shown
+    assert "assembled" not in shown

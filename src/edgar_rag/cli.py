@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import closing
@@ -31,9 +32,14 @@ log = logging.getLogger("edgar_rag")
 
 
 class EdgarRagGroup(click.Group):
-    """Turns every EdgarRagError into one line on stderr and its exit code; never a traceback."""
+    """Turns every EdgarRagError into one line on stderr and its exit code; never a traceback.
+
+    What the package logs goes to the log file (``log_file_path``); an unexpected exception, a
+    bug, is logged there with its traceback, and the user reads one line naming the file."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        handler = _log_file_handler()
+        log.addHandler(handler)
         try:
             return super().invoke(ctx)
         except EdgarRagError as error:
@@ -43,10 +49,30 @@ class EdgarRagGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except Exception as error:
-            log.exception("unexpected_failure")
+            log.exception("unexpected_failure", extra={"command": ctx.invoked_subcommand})
             raise click.ClickException(
-                f"internal error ({type(error).__name__}); see the log"
+                f"internal error ({type(error).__name__}: {error}); "
+                f"the traceback is in {handler.baseFilename}"
             ) from error
+        finally:
+            log.removeHandler(handler)
+            handler.close()
+
+
+def log_file_path() -> Path:
+    """The command's log: ``edgar-rag.log`` in the user's cache folder (``$XDG_CACHE_HOME`` or
+    ``~/.cache``, then ``edgar-rag/``), beside the local model's own files by default."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "edgar-rag" / "edgar-rag.log"
+
+
+def _log_file_handler() -> logging.FileHandler:
+    """Appends to the log file, which is created only when something is logged."""
+    path = log_file_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    return handler
 
 
 def _settings(db: Path | None) -> Settings:
@@ -215,7 +241,7 @@ def ask(
     from edgar_rag.service.models import AskResponse  # noqa: PLC0415
 
     draft = _Draft() if not as_json and sys.stdout.isatty() else None
-    with open_index(db, progress=_model_progress, announce=_announce) as index:
+    with open_index(db, progress=_AssemblyBar(), announce=_announce) as index:
         response = index.ask(question, ticker=ticker, cik=cik, year=year, gate=gate, on_token=draft)
     if as_json:
         click.echo(_json(AskResponse.of(response)))
@@ -243,10 +269,30 @@ class _Draft:
             click.echo("\n")
 
 
-def _model_progress(done: int, total: int) -> None:
-    click.echo(f"\rassembling the local model: {done * 100 // max(total, 1)}%", nl=False, err=True)
-    if done >= total:
-        click.echo("", err=True)
+class _AssemblyBar:
+    """The local model's assembly from its parts (bytes written of the total), told by
+    ``assemble_model``: a tqdm bar on a terminal's stderr; elsewhere one line when it is done."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._shown = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        from tqdm import tqdm  # noqa: PLC0415 (only a first question draws it)
+
+        if self._bar is None:
+            self._bar = tqdm(
+                total=total, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr,
+                desc="assembling the local model", dynamic_ncols=True, disable=None,
+            )  # fmt: skip
+            self._shown = 0
+        self._bar.update(done - self._shown)
+        self._shown = done
+        if done >= total:
+            if self._bar.disable:
+                click.echo(f"assembled the local model ({total / 2**20:,.0f} MiB)", err=True)
+            self._bar.close()
+            self._bar = None
 
 
 def _announce(line: str) -> None:
@@ -282,7 +328,7 @@ def model_start() -> None:
     from edgar_rag.compose import build_model_process  # noqa: PLC0415
     from edgar_rag.model.process import describe_status  # noqa: PLC0415
 
-    process = build_model_process(_settings(None), _model_progress, _announce)
+    process = build_model_process(_settings(None), _AssemblyBar(), _announce)
     process.ensure()
     status = process.status()
     process.close()
