@@ -353,3 +353,49 @@ def test_the_model_assembly_on_a_terminal_is_a_tqdm_bar(monkeypatch: pytest.Monk
     assert "assembling the local model: 100%" in shown
     assert "4.00M/4.00M" in shown
     assert "assembled" not in shown
+
+
+def test_ingest_json_prints_each_outcome_and_its_lines_go_to_stderr(
+    run: CliRunner, sample_copy: Path
+) -> None:
+    (sample_copy / "notes.txt").write_text("a grocery list, not a 10-K")
+    ingested = run.invoke(main, ["ingest", "--from", str(sample_copy), "--json"])
+    assert ingested.exit_code == 1  # a refused file, as without --json
+    rows = json.loads(ingested.stdout)
+    by_outcome = {row["outcome"] for row in rows}
+    assert by_outcome == {"indexed", "refused"}
+    refused = next(row for row in rows if row["outcome"] == "refused")
+    assert refused["source"].endswith("notes.txt")
+    assert refused["reason"]
+    assert refused["filing"] is None
+    apple = next(row for row in rows if (row["filing"] or {}).get("ticker") == "AAPL")
+    assert apple["filing"]["cik"] == 320193
+    assert apple["chunks"] > 0
+    assert "indexed    AAPL" in ingested.stderr
+    again = json.loads(
+        invoke(run, "ingest", "--from", str(sample_copy / "filings"), "--json").stdout
+    )
+    assert {row["outcome"] for row in again} == {"unchanged"}
+
+
+def test_thresholds_json_prints_the_fit(
+    run: CliRunner, sample_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from edgar_rag.eval import answering, golden  # noqa: PLC0415
+
+    fit = answering.ThresholdFit(threshold=0.41234, admitted=9, questions=10, companies=3)
+    monkeypatch.setattr(answering, "fit_cosine_threshold", lambda *args: fit)
+    monkeypatch.setattr(golden, "read_golden", lambda path: [])  # the fit is the fake's
+    invoke(run, "ingest", "--from", str(sample_dir), "--tickers", "aapl", "--years", "2025")
+    printed = json.loads(invoke(run, "thresholds", "--json").stdout)
+    assert printed == {
+        "variable": "EDGAR_RAG_COSINE_THRESHOLD", "split": "dev", "golden": str(answering.GOLDEN),
+        "threshold": 0.41234, "admitted": 9, "questions": 10, "companies": 3,
+    }  # fmt: skip
+    assert invoke(run, "thresholds").stdout.startswith("EDGAR_RAG_COSINE_THRESHOLD=0.4123\n")
+
+
+def test_model_stop_json_says_nothing_was_running(run: CliRunner) -> None:
+    stopped = invoke(run, "model", "stop", "--json")
+    assert json.loads(stopped.stdout) == {"stopped": False, "pid": None}
+    assert invoke(run, "model", "stop").stdout == "not running\n"

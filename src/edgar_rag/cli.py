@@ -13,8 +13,9 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import closing
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -120,24 +121,39 @@ main.add_command(dev)
 @click.option("--tickers", "tickers", multiple=True, help="Only these tickers (several allowed).")
 @click.option("--years", "years", multiple=True, type=int, help="Only these fiscal years.")
 @db_option
+@json_option
 def ingest(
-    paths: tuple[Path, ...], tickers: tuple[str, ...], years: tuple[int, ...], db: Path | None
+    paths: tuple[Path, ...],
+    tickers: tuple[str, ...],
+    years: tuple[int, ...],
+    db: Path | None,
+    as_json: bool,
 ) -> None:
-    """Index 10-K filings from local files, or from SEC EDGAR when no --from is given."""
+    """Index 10-K filings from local files, or from SEC EDGAR when no --from is given.
+
+    One line per filing on stdout as it is done; with --json, those lines go to stderr and
+    stdout gets the list of outcomes at the end. Exits 1 when a file was refused."""
     from edgar_rag.api import open_index, require_every_request_met  # noqa: PLC0415
     from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
 
     if not paths and not tickers:
         raise click.UsageError("give --from PATH, or --tickers (with --years) to fetch from EDGAR")
+    lines = sys.stderr if as_json else sys.stdout
     with open_index(db) as index:
         sources = index.find_sources(*paths, tickers=tickers, years=years)
-        results = _run_with_progress(index.ingest_each(sources, tickers, years), len(sources))
+        results = _run_with_progress(
+            index.ingest_each(sources, tickers, years), len(sources), lines
+        )
+    if as_json:
+        from edgar_rag.service.models import IngestResultJson  # noqa: PLC0415
+
+        click.echo(_json([IngestResultJson.of(result) for result in results]))
     require_every_request_met(results, tickers, years)
     if any(r.outcome is Outcome.REFUSED for r in results):
         sys.exit(1)
 
 
-def _run_with_progress(results: Any, total: int) -> list[IngestResult]:
+def _run_with_progress(results: Any, total: int, lines: TextIO) -> list[IngestResult]:
     from tqdm import tqdm  # noqa: PLC0415 (only the ingest command draws a bar)
 
     from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
@@ -147,7 +163,7 @@ def _run_with_progress(results: Any, total: int) -> list[IngestResult]:
     with tqdm(total=total, unit="filing", file=sys.stderr, dynamic_ncols=True, disable=None) as bar:
         for result in results:
             done.append(result)
-            bar.write(_describe(result), file=sys.stdout)
+            bar.write(_describe(result), file=lines)
             chunks += result.chunks
             bar.set_postfix(chunks=chunks, refused=sum(r.outcome is Outcome.REFUSED for r in done))
             bar.update(1)
@@ -323,10 +339,11 @@ def model_status(as_json: bool) -> None:
 
 
 @model.command(name="start")
-def model_start() -> None:
+@json_option
+def model_start(as_json: bool) -> None:
     """Start the local model process now (`ask` and `serve` start it on first use)."""
     from edgar_rag.compose import build_model_process  # noqa: PLC0415
-    from edgar_rag.model.process import describe_status  # noqa: PLC0415
+    from edgar_rag.model.process import describe_status, status_json  # noqa: PLC0415
 
     process = build_model_process(_settings(None), _AssemblyBar(), _announce)
     process.ensure()
@@ -336,18 +353,25 @@ def model_start() -> None:
         raise SourceError(
             f"the local model process stopped right after starting; see {process.log_path}"
         )
-    click.echo(describe_status(status, process))
+    if as_json:
+        click.echo(json.dumps(status_json(status, process), indent=2))
+    else:
+        click.echo(describe_status(status, process))
 
 
 @model.command(name="stop")
-def model_stop() -> None:
+@json_option
+def model_stop(as_json: bool) -> None:
     """Stop the local model process (a request it is answering finishes first)."""
     from edgar_rag.compose import find_model_process  # noqa: PLC0415
 
     process = find_model_process(_settings(None))
     stopped = process.stop()
     process.close()
-    click.echo("not running" if stopped is None else f"stopped (pid {stopped.pid})")
+    if as_json:
+        click.echo(json.dumps({"stopped": stopped is not None, "pid": stopped and stopped.pid}))
+    else:
+        click.echo("not running" if stopped is None else f"stopped (pid {stopped.pid})")
 
 
 @main.command()
@@ -373,7 +397,8 @@ def mcp(db: Path | None) -> None:
 @main.command()
 @click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
 @db_option
-def thresholds(split: str, db: Path | None) -> None:
+@json_option
+def thresholds(split: str, db: Path | None, as_json: bool) -> None:
     """Fit the cosine gate's threshold on the golden set's answerable questions."""
     from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.eval.answering import GOLDEN, fit_cosine_threshold  # noqa: PLC0415
@@ -383,6 +408,10 @@ def thresholds(split: str, db: Path | None) -> None:
     with closing(open_index(settings)) as index:
         answerer = build_answerer(settings, index)
         fit = fit_cosine_threshold(answerer, index, read_golden(GOLDEN), split)
+    if as_json:
+        fitted = {"variable": "EDGAR_RAG_COSINE_THRESHOLD", "split": split, "golden": str(GOLDEN)}
+        click.echo(json.dumps(fitted | asdict(fit), indent=2))
+        return
     click.echo(
         f"EDGAR_RAG_COSINE_THRESHOLD={fit.threshold:.4f}\n"
         f"fitted on the {split} split of {GOLDEN}: the best-passage cosine of {fit.questions} "
@@ -405,13 +434,20 @@ def evaluate() -> None:
 )
 @click.option("--replay", is_flag=True, help="Answer from the recorded tape, with no model.")
 @click.option("--resume", is_flag=True, help="Keep an interrupted run's tape and answers.")
+@json_option
 def financebench(
-    corpus: Path, db: Path, out: Path, tape: Path | None, replay: bool, resume: bool
+    corpus: Path, db: Path, out: Path, tape: Path | None, replay: bool, resume: bool, as_json: bool
 ) -> None:
-    """Index FinanceBench's 10-K PDFs, then measure evidence recall and numeric accuracy."""
+    """Index FinanceBench's 10-K PDFs, then measure evidence recall and numeric accuracy.
+
+    Writes the report to --out and its page beside it; --json prints the report too."""
     from edgar_rag.eval.financebench import write_financebench  # noqa: PLC0415
 
-    write_financebench(corpus, db, out, tape=tape, replay=replay, resume=resume)
+    report = write_financebench(corpus, db, out, tape=tape, replay=replay, resume=resume)
+    if as_json:
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        click.echo(f"wrote {out} and {out.with_suffix('.md')}", err=True)
 
 
 @main.command()
