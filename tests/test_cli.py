@@ -187,7 +187,7 @@ def test_the_dev_commands_are_hidden_from_help_but_each_parses_its_options() -> 
     assert "bench" in listed
     for group, commands in {
         "eval": ["answering", "computed", "narrative", "render", "regression", "retrieval"],
-        "bench": ["ingest", "model", "load", "corpus", "items", "embedding"],
+        "bench": ["ingest", "model", "load", "cli", "corpus", "items", "embedding"],
     }.items():
         assert all(name in invoke(runner, "dev", group, "--help").stdout for name in commands)
         for name in commands:

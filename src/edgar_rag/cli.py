@@ -8,12 +8,10 @@ service's models): ``--version``, ``--help`` and a mistyped option answer withou
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import closing
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -24,12 +22,12 @@ from edgar_rag.dev import corpus_option, dev
 from edgar_rag.errors import EdgarRagError, SourceError
 
 if TYPE_CHECKING:
+    import logging
+
     from pydantic import BaseModel
 
     from edgar_rag.config import Settings
     from edgar_rag.ingest.indexer import IngestResult
-
-log = logging.getLogger("edgar_rag")
 
 
 class EdgarRagGroup(click.Group):
@@ -39,6 +37,9 @@ class EdgarRagGroup(click.Group):
     bug, is logged there with its traceback, and the user reads one line naming the file."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        import logging  # noqa: PLC0415 (--version and --help answer before this runs)
+
+        log = logging.getLogger("edgar_rag")
         handler = _log_file_handler()
         log.addHandler(handler)
         try:
@@ -69,6 +70,8 @@ def log_file_path() -> Path:
 
 def _log_file_handler() -> logging.FileHandler:
     """Appends to the log file, which is created only when something is logged."""
+    import logging  # noqa: PLC0415
+
     path = log_file_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(path, encoding="utf-8", delay=True)
@@ -409,6 +412,8 @@ def thresholds(split: str, db: Path | None, as_json: bool) -> None:
         answerer = build_answerer(settings, index)
         fit = fit_cosine_threshold(answerer, index, read_golden(GOLDEN), split)
     if as_json:
+        from dataclasses import asdict  # noqa: PLC0415
+
         fitted = {"variable": "EDGAR_RAG_COSINE_THRESHOLD", "split": split, "golden": str(GOLDEN)}
         click.echo(json.dumps(fitted | asdict(fit), indent=2))
         return
