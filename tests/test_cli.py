@@ -203,7 +203,7 @@ def test_dev_eval_render_prints_that_no_run_is_committed(run: CliRunner) -> None
 def test_dev_eval_narrative_renders_nothing_before_a_run(run: CliRunner) -> None:
     printed = invoke(run, "dev", "eval", "narrative", "--render")
     assert printed.exit_code == 0
-    assert printed.stdout == "no narrative run yet: nothing to render\n"
+    assert (printed.stdout, printed.stderr) == ("", "no narrative run yet: nothing to render\n")
 
 
 def test_loading_the_command_imports_no_evaluation_or_benchmark() -> None:

@@ -80,9 +80,9 @@ def narrative(split: str, render_only: bool) -> None:
     from edgar_rag.eval import narrative as evaluation  # noqa: PLC0415
 
     if not render_only:
-        click.echo(f"wrote {evaluation.record_narrative(split)}")
+        click.echo(f"wrote {evaluation.record_narrative(split)}", err=True)
     page = evaluation.write_narrative_page()
-    click.echo(f"wrote {page}" if page else "no narrative run yet: nothing to render")
+    click.echo(f"wrote {page}" if page else "no narrative run yet: nothing to render", err=True)
 
 
 @evaluations.command()
