@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test browser docs-check bench bench-load bench-model corpus items retrieval computed answering narrative eval result eval-ci eval-baseline demo clean
+.PHONY: setup lock check lint test browser docs-check bench bench-cli bench-load bench-model corpus items retrieval computed answering narrative eval result eval-ci eval-baseline demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -72,6 +72,12 @@ bench: build/corpus.db
 	  --out docs/performance.json
 	$(MAKE) bench-load
 	$(MAKE) bench-model
+	$(MAKE) bench-cli
+
+# `edgar-rag --version`, `--help` and `filings` as whole processes, beside `python -c pass` in
+# the same rounds (docs/performance.*).
+bench-cli: build/corpus.db
+	$(BIN)/edgar-rag dev bench cli --index build/corpus.db --out docs/performance.json
 
 # The local model process: weight repacking on and off side by side, then `edgar-rag ask` as a
 # new process, cold and warm, over the golden dev questions (docs/performance.*).

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from edgar_rag.cli import main
+from edgar_rag.cli import _AssemblyBar, log_file_path, main
 
 
 @pytest.fixture
@@ -20,6 +20,7 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     monkeypatch.setenv("EDGAR_RAG_DB", str(tmp_path / "index.db"))
     monkeypatch.setenv("EDGAR_RAG_EMBEDDER", "hashing")
     monkeypatch.setenv("EDGAR_RAG_MODEL_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     monkeypatch.delenv("EDGAR_RAG_SEC_CONTACT", raising=False)
     monkeypatch.chdir(tmp_path)
     return CliRunner()
@@ -186,7 +187,7 @@ def test_the_dev_commands_are_hidden_from_help_but_each_parses_its_options() -> 
     assert "bench" in listed
     for group, commands in {
         "eval": ["answering", "computed", "narrative", "render", "regression", "retrieval"],
-        "bench": ["ingest", "model", "load", "corpus", "items", "embedding"],
+        "bench": ["ingest", "model", "load", "cli", "corpus", "items", "embedding"],
     }.items():
         assert all(name in invoke(runner, "dev", group, "--help").stdout for name in commands)
         for name in commands:
@@ -202,7 +203,7 @@ def test_dev_eval_render_prints_that_no_run_is_committed(run: CliRunner) -> None
 def test_dev_eval_narrative_renders_nothing_before_a_run(run: CliRunner) -> None:
     printed = invoke(run, "dev", "eval", "narrative", "--render")
     assert printed.exit_code == 0
-    assert printed.stdout == "no narrative run yet: nothing to render\n"
+    assert (printed.stdout, printed.stderr) == ("", "no narrative run yet: nothing to render\n")
 
 
 def test_loading_the_command_imports_no_evaluation_or_benchmark() -> None:
@@ -223,17 +224,19 @@ HEAVY = ("numpy", "torch", "onnxruntime", "psycopg", "httpx", "llama_cpp", "sent
 @pytest.mark.parametrize(
     ("args", "unloaded"),
     [
-        (["--version"], (*HEAVY, "pydantic")),
-        (["--help"], (*HEAVY, "pydantic")),
-        (["filings", "--db", "{db}"], HEAVY[1:]),
+        (["--version"], (*HEAVY, "pydantic", "edgar_rag.api", "edgar_rag.domain")),
+        (["--help"], (*HEAVY, "pydantic", "edgar_rag.api", "edgar_rag.domain")),
+        (["filings", "--db", "{db}"], (*HEAVY, "pydantic", "pydantic_settings")),
+        (["filings", "--db", "{db}", "--json"], (*HEAVY, "pydantic_settings")),
     ],
 )
 def test_a_light_command_loads_no_heavy_module(
     args: list[str], unloaded: tuple[str, ...], tmp_path: Path
 ) -> None:
-    """What a command imports, read in a new interpreter (a structural check, not a timing):
-    `--version` and `--help` load neither numpy nor pydantic, and `filings` no embedder,
-    PostgreSQL driver, HTTP client or model."""
+    """What a command imports, read in a new interpreter (a structural check; `make bench-cli`
+    times them): `--version` and `--help` load neither numpy nor pydantic nor the library, and
+    `filings` no numpy, embedder, PostgreSQL driver, HTTP client, model or pydantic-settings
+    (pydantic only for its --json, the service's body)."""
     argv = [a.replace("{db}", str(tmp_path / "empty.db")) for a in args]
     script = (
         "import sys\nfrom edgar_rag.cli import main\n"
@@ -292,3 +295,109 @@ def test_ask_on_a_terminal_prints_the_draft_as_it_comes_then_the_verified_answer
     assert plain == f"draft, unverified: {reply}\n\n{piped.stdout}"
     assert "\x1b[2mApple\x1b[0m" in shown  # the draft is dimmed, a word at a time
     assert "draft" not in piped.stdout
+
+
+def test_an_unexpected_error_is_one_line_naming_the_log_that_holds_its_traceback(
+    run: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from edgar_rag.api import Index  # noqa: PLC0415
+
+    def broken(self: Index) -> list[object]:
+        raise RuntimeError("a bug in listing")
+
+    monkeypatch.setattr(Index, "filings", broken)  # stands for any bug below the command
+    failed = run.invoke(main, ["filings"])
+    log = tmp_path / "user-cache" / "edgar-rag" / "edgar-rag.log"
+    assert log_file_path() == log
+    assert failed.exit_code == 1
+    assert failed.stdout == ""
+    assert failed.stderr == (
+        f"Error: internal error (RuntimeError: a bug in listing); the traceback is in {log}\n"
+    )
+    written = log.read_text()
+    assert "unexpected_failure" in written
+    assert "Traceback (most recent call last)" in written
+    assert 'raise RuntimeError("a bug in listing")' in written
+
+
+def test_an_expected_error_is_its_one_line_and_writes_no_log(
+    run: CliRunner, sample_dir: Path, tmp_path: Path
+) -> None:
+    invoke(run, "ingest", "--from", str(sample_dir), "--tickers", "aapl", "--years", "2025")
+    unknown = run.invoke(main, ["search", "revenue", "--ticker", "ZZZZ"])
+    assert (unknown.exit_code, unknown.stderr) == (1, "Error: ticker ZZZZ is not indexed\n")
+    assert not (tmp_path / "user-cache" / "edgar-rag" / "edgar-rag.log").exists()
+
+
+def test_the_model_assembly_off_a_terminal_is_one_final_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bar, total = _AssemblyBar(), 3 * 2**20
+    for done in (2**20, 2 * 2**20, total):
+        bar(done, total)
+    printed = capsys.readouterr()
+    assert (printed.out, printed.err) == ("", "assembled the local model (3 MiB)\n")
+
+
+def test_the_model_assembly_on_a_terminal_is_a_tqdm_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io  # noqa: PLC0415
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    bar, total = _AssemblyBar(), 4 * 2**20
+    bar(2**20, total)
+    bar(total, total)
+    shown = terminal.getvalue()
+    assert "assembling the local model: 100%" in shown
+    assert "4.00M/4.00M" in shown
+    assert "assembled" not in shown
+
+
+def test_ingest_json_prints_each_outcome_and_its_lines_go_to_stderr(
+    run: CliRunner, sample_copy: Path
+) -> None:
+    (sample_copy / "notes.txt").write_text("a grocery list, not a 10-K")
+    ingested = run.invoke(main, ["ingest", "--from", str(sample_copy), "--json"])
+    assert ingested.exit_code == 1  # a refused file, as without --json
+    rows = json.loads(ingested.stdout)
+    by_outcome = {row["outcome"] for row in rows}
+    assert by_outcome == {"indexed", "refused"}
+    refused = next(row for row in rows if row["outcome"] == "refused")
+    assert refused["source"].endswith("notes.txt")
+    assert refused["reason"]
+    assert refused["filing"] is None
+    apple = next(row for row in rows if (row["filing"] or {}).get("ticker") == "AAPL")
+    assert apple["filing"]["cik"] == 320193
+    assert apple["chunks"] > 0
+    assert "indexed    AAPL" in ingested.stderr
+    again = json.loads(
+        invoke(run, "ingest", "--from", str(sample_copy / "filings"), "--json").stdout
+    )
+    assert {row["outcome"] for row in again} == {"unchanged"}
+
+
+def test_thresholds_json_prints_the_fit(
+    run: CliRunner, sample_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from edgar_rag.eval import answering, golden  # noqa: PLC0415
+
+    fit = answering.ThresholdFit(threshold=0.41234, admitted=9, questions=10, companies=3)
+    monkeypatch.setattr(answering, "fit_cosine_threshold", lambda *args: fit)
+    monkeypatch.setattr(golden, "read_golden", lambda path: [])  # the fit is the fake's
+    invoke(run, "ingest", "--from", str(sample_dir), "--tickers", "aapl", "--years", "2025")
+    printed = json.loads(invoke(run, "thresholds", "--json").stdout)
+    assert printed == {
+        "variable": "EDGAR_RAG_COSINE_THRESHOLD", "split": "dev", "golden": str(answering.GOLDEN),
+        "threshold": 0.41234, "admitted": 9, "questions": 10, "companies": 3,
+    }  # fmt: skip
+    assert invoke(run, "thresholds").stdout.startswith("EDGAR_RAG_COSINE_THRESHOLD=0.4123\n")
+
+
+def test_model_stop_json_says_nothing_was_running(run: CliRunner) -> None:
+    stopped = invoke(run, "model", "stop", "--json")
+    assert json.loads(stopped.stdout) == {"stopped": False, "pid": None}
+    assert invoke(run, "model", "stop").stdout == "not running\n"

@@ -46,3 +46,42 @@ def test_provider_keys_use_their_conventional_names(monkeypatch: pytest.MonkeyPa
     settings = load_settings()
     assert settings.openai_api_key is not None
     assert "sk-test-123" not in repr(settings)
+
+
+CASES = [
+    ({}, "", {}),
+    ({"EDGAR_RAG_DB": "env.db"}, "", {}),
+    ({"edgar_rag_db": "lower.db"}, "", {}),
+    ({}, "EDGAR_RAG_DB=dotenv.db\nEDGAR_RAG_DATABASE_URL='postgresql://x/y'\n", {}),
+    ({"EDGAR_RAG_DB": "env.db"}, "EDGAR_RAG_DB=dotenv.db\n", {}),
+    ({"EDGAR_RAG_DB": "env.db"}, "", {"db": Path("given.db")}),
+    ({"EDGAR_RAG_DATABASE_URL": "postgresql://env/db"}, "", {}),
+    ({"EDGAR_RAG_DATABASE_URL": ""}, "", {}),
+    ({}, "export EDGAR_RAG_DB=exported.db  # a comment\n", {"database_url": "postgresql://k/w"}),
+]
+
+
+@pytest.mark.parametrize(("environ", "env_file", "overrides"), CASES)
+def test_the_index_is_located_where_settings_would_find_it(
+    environ: dict[str, str],
+    env_file: str,
+    overrides: dict[str, object],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """``edgar-rag filings`` reads only the index's location, without pydantic-settings: the
+    same variables, ``.env`` and precedence as Settings."""
+    from edgar_rag.location import locate_index  # noqa: PLC0415
+
+    monkeypatch.chdir(tmp_path)
+    if env_file:
+        (tmp_path / ".env").write_text(env_file)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings(**overrides)
+    located = locate_index(overrides)
+    url = settings.database_url
+    assert (located.db, located.database_url) == (
+        settings.db,
+        None if url is None else url.get_secret_value(),
+    )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -328,3 +330,24 @@ def test_a_heading_the_row_form_repeats_is_read_once_as_the_page_prints_it() -> 
     assert overlaps(rows, page)
     # Only a heading is dropped: a row whose own label differs still breaks the run.
     assert not overlaps(rows.replace("Short-term", "Long-term"), page.replace("1,049", "1,048"))
+
+
+def test_the_command_writes_the_report_and_prints_it_with_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner  # noqa: PLC0415
+
+    from edgar_rag.cli import main  # noqa: PLC0415
+    from edgar_rag.eval import financebench  # noqa: PLC0415
+
+    report = _tiny_report()
+    monkeypatch.setattr(financebench, "run", lambda *args, **options: report)
+    out = tmp_path / "financebench.json"
+    runner = CliRunner()
+    args = ["eval", "financebench", "--db", str(tmp_path / "fb.db"), "--out", str(out)]
+    printed = runner.invoke(main, [*args, "--json"], catch_exceptions=False)
+    assert printed.exit_code == 0
+    assert json.loads(printed.stdout) == report == json.loads(out.read_text())
+    assert out.with_suffix(".md").exists()
+    plain = runner.invoke(main, args, catch_exceptions=False)
+    assert (plain.stdout, plain.stderr) == ("", f"wrote {out} and {out.with_suffix('.md')}\n")

@@ -9,7 +9,7 @@ Nothing heavy is imported at module level (``edgar-rag --version`` imports this 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -47,12 +47,13 @@ def open_index(
     the PostgreSQL database ``EDGAR_RAG_DATABASE_URL`` names. Other keyword arguments override
     the settings of the same name (``embedder="hashing"``, ``generator="echo"``); the rest come
     from the environment and ``.env``, as for the command. ``progress`` and ``announce`` are
-    told how the local model's assembly and start go. Close it, or use it in ``with``."""
-    from edgar_rag.config import load_settings  # noqa: PLC0415
+    told how the local model's assembly and start go. Close it, or use it in ``with``.
 
+    The settings are read on first use, so a bad one is raised by the first method that needs
+    it; listing the filings reads only where the index is (``edgar_rag.location``)."""
     if db is not None:
         settings["db"] = Path(db)
-    return Index(load_settings(**settings), progress=progress, announce=announce)
+    return Index(overrides=settings, progress=progress, announce=announce)
 
 
 class Index:
@@ -63,12 +64,15 @@ class Index:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: Settings | None = None,
         *,
+        overrides: Mapping[str, Any] | None = None,
         progress: Progress | None = None,
         announce: Announce | None = None,
     ) -> None:
-        self.settings = settings
+        """On ``settings``, or on those read with ``overrides`` when first needed."""
+        self._settings = settings
+        self._overrides = dict(overrides or {})
         self._progress, self._announce = progress, announce
         self._store: FilingStore | None = None
         self._searcher: Searcher | None = None
@@ -92,12 +96,25 @@ class Index:
         self._answerers.clear()
 
     @property
+    def settings(self) -> Settings:
+        """The settings given, or read from the environment and ``.env`` under the overrides."""
+        if self._settings is None:
+            from edgar_rag.config import load_settings  # noqa: PLC0415
+
+            self._settings = load_settings(**self._overrides)
+        return self._settings
+
+    @property
     def store(self) -> FilingStore:
         """The SQLite file, or the PostgreSQL database, the settings name."""
-        from edgar_rag.compose import open_index as open_store  # noqa: PLC0415
+        from edgar_rag.compose import open_index, open_store  # noqa: PLC0415
+        from edgar_rag.location import locate_index  # noqa: PLC0415
 
         if self._store is None:
-            self._store = open_store(self.settings)
+            if self._settings is None:  # nothing else read yet: spare pydantic-settings
+                self._store = open_store(locate_index(self._overrides))
+            else:
+                self._store = open_index(self._settings)
         return self._store
 
     def filings(self) -> list[FilingSummary]:

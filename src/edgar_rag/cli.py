@@ -8,12 +8,12 @@ service's models): ``--version``, ``--help`` and a mistyped option answer withou
 from __future__ import annotations
 
 import json
-import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -22,18 +22,26 @@ from edgar_rag.dev import corpus_option, dev
 from edgar_rag.errors import EdgarRagError, SourceError
 
 if TYPE_CHECKING:
+    import logging
+
     from pydantic import BaseModel
 
     from edgar_rag.config import Settings
     from edgar_rag.ingest.indexer import IngestResult
 
-log = logging.getLogger("edgar_rag")
-
 
 class EdgarRagGroup(click.Group):
-    """Turns every EdgarRagError into one line on stderr and its exit code; never a traceback."""
+    """Turns every EdgarRagError into one line on stderr and its exit code; never a traceback.
+
+    What the package logs goes to the log file (``log_file_path``); an unexpected exception, a
+    bug, is logged there with its traceback, and the user reads one line naming the file."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        import logging  # noqa: PLC0415 (--version and --help answer before this runs)
+
+        log = logging.getLogger("edgar_rag")
+        handler = _log_file_handler()
+        log.addHandler(handler)
         try:
             return super().invoke(ctx)
         except EdgarRagError as error:
@@ -43,10 +51,32 @@ class EdgarRagGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except Exception as error:
-            log.exception("unexpected_failure")
+            log.exception("unexpected_failure", extra={"command": ctx.invoked_subcommand})
             raise click.ClickException(
-                f"internal error ({type(error).__name__}); see the log"
+                f"internal error ({type(error).__name__}: {error}); "
+                f"the traceback is in {handler.baseFilename}"
             ) from error
+        finally:
+            log.removeHandler(handler)
+            handler.close()
+
+
+def log_file_path() -> Path:
+    """The command's log: ``edgar-rag.log`` in the user's cache folder (``$XDG_CACHE_HOME`` or
+    ``~/.cache``, then ``edgar-rag/``), beside the local model's own files by default."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "edgar-rag" / "edgar-rag.log"
+
+
+def _log_file_handler() -> logging.FileHandler:
+    """Appends to the log file, which is created only when something is logged."""
+    import logging  # noqa: PLC0415
+
+    path = log_file_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    return handler
 
 
 def _settings(db: Path | None) -> Settings:
@@ -94,24 +124,39 @@ main.add_command(dev)
 @click.option("--tickers", "tickers", multiple=True, help="Only these tickers (several allowed).")
 @click.option("--years", "years", multiple=True, type=int, help="Only these fiscal years.")
 @db_option
+@json_option
 def ingest(
-    paths: tuple[Path, ...], tickers: tuple[str, ...], years: tuple[int, ...], db: Path | None
+    paths: tuple[Path, ...],
+    tickers: tuple[str, ...],
+    years: tuple[int, ...],
+    db: Path | None,
+    as_json: bool,
 ) -> None:
-    """Index 10-K filings from local files, or from SEC EDGAR when no --from is given."""
+    """Index 10-K filings from local files, or from SEC EDGAR when no --from is given.
+
+    One line per filing on stdout as it is done; with --json, those lines go to stderr and
+    stdout gets the list of outcomes at the end. Exits 1 when a file was refused."""
     from edgar_rag.api import open_index, require_every_request_met  # noqa: PLC0415
     from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
 
     if not paths and not tickers:
         raise click.UsageError("give --from PATH, or --tickers (with --years) to fetch from EDGAR")
+    lines = sys.stderr if as_json else sys.stdout
     with open_index(db) as index:
         sources = index.find_sources(*paths, tickers=tickers, years=years)
-        results = _run_with_progress(index.ingest_each(sources, tickers, years), len(sources))
+        results = _run_with_progress(
+            index.ingest_each(sources, tickers, years), len(sources), lines
+        )
+    if as_json:
+        from edgar_rag.service.models import IngestResultJson  # noqa: PLC0415
+
+        click.echo(_json([IngestResultJson.of(result) for result in results]))
     require_every_request_met(results, tickers, years)
     if any(r.outcome is Outcome.REFUSED for r in results):
         sys.exit(1)
 
 
-def _run_with_progress(results: Any, total: int) -> list[IngestResult]:
+def _run_with_progress(results: Any, total: int, lines: TextIO) -> list[IngestResult]:
     from tqdm import tqdm  # noqa: PLC0415 (only the ingest command draws a bar)
 
     from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
@@ -121,7 +166,7 @@ def _run_with_progress(results: Any, total: int) -> list[IngestResult]:
     with tqdm(total=total, unit="filing", file=sys.stderr, dynamic_ncols=True, disable=None) as bar:
         for result in results:
             done.append(result)
-            bar.write(_describe(result), file=sys.stdout)
+            bar.write(_describe(result), file=lines)
             chunks += result.chunks
             bar.set_postfix(chunks=chunks, refused=sum(r.outcome is Outcome.REFUSED for r in done))
             bar.update(1)
@@ -215,7 +260,7 @@ def ask(
     from edgar_rag.service.models import AskResponse  # noqa: PLC0415
 
     draft = _Draft() if not as_json and sys.stdout.isatty() else None
-    with open_index(db, progress=_model_progress, announce=_announce) as index:
+    with open_index(db, progress=_AssemblyBar(), announce=_announce) as index:
         response = index.ask(question, ticker=ticker, cik=cik, year=year, gate=gate, on_token=draft)
     if as_json:
         click.echo(_json(AskResponse.of(response)))
@@ -243,10 +288,30 @@ class _Draft:
             click.echo("\n")
 
 
-def _model_progress(done: int, total: int) -> None:
-    click.echo(f"\rassembling the local model: {done * 100 // max(total, 1)}%", nl=False, err=True)
-    if done >= total:
-        click.echo("", err=True)
+class _AssemblyBar:
+    """The local model's assembly from its parts (bytes written of the total), told by
+    ``assemble_model``: a tqdm bar on a terminal's stderr; elsewhere one line when it is done."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._shown = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        from tqdm import tqdm  # noqa: PLC0415 (only a first question draws it)
+
+        if self._bar is None:
+            self._bar = tqdm(
+                total=total, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr,
+                desc="assembling the local model", dynamic_ncols=True, disable=None,
+            )  # fmt: skip
+            self._shown = 0
+        self._bar.update(done - self._shown)
+        self._shown = done
+        if done >= total:
+            if self._bar.disable:
+                click.echo(f"assembled the local model ({total / 2**20:,.0f} MiB)", err=True)
+            self._bar.close()
+            self._bar = None
 
 
 def _announce(line: str) -> None:
@@ -277,12 +342,13 @@ def model_status(as_json: bool) -> None:
 
 
 @model.command(name="start")
-def model_start() -> None:
+@json_option
+def model_start(as_json: bool) -> None:
     """Start the local model process now (`ask` and `serve` start it on first use)."""
     from edgar_rag.compose import build_model_process  # noqa: PLC0415
-    from edgar_rag.model.process import describe_status  # noqa: PLC0415
+    from edgar_rag.model.process import describe_status, status_json  # noqa: PLC0415
 
-    process = build_model_process(_settings(None), _model_progress, _announce)
+    process = build_model_process(_settings(None), _AssemblyBar(), _announce)
     process.ensure()
     status = process.status()
     process.close()
@@ -290,18 +356,25 @@ def model_start() -> None:
         raise SourceError(
             f"the local model process stopped right after starting; see {process.log_path}"
         )
-    click.echo(describe_status(status, process))
+    if as_json:
+        click.echo(json.dumps(status_json(status, process), indent=2))
+    else:
+        click.echo(describe_status(status, process))
 
 
 @model.command(name="stop")
-def model_stop() -> None:
+@json_option
+def model_stop(as_json: bool) -> None:
     """Stop the local model process (a request it is answering finishes first)."""
     from edgar_rag.compose import find_model_process  # noqa: PLC0415
 
     process = find_model_process(_settings(None))
     stopped = process.stop()
     process.close()
-    click.echo("not running" if stopped is None else f"stopped (pid {stopped.pid})")
+    if as_json:
+        click.echo(json.dumps({"stopped": stopped is not None, "pid": stopped and stopped.pid}))
+    else:
+        click.echo("not running" if stopped is None else f"stopped (pid {stopped.pid})")
 
 
 @main.command()
@@ -327,7 +400,8 @@ def mcp(db: Path | None) -> None:
 @main.command()
 @click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
 @db_option
-def thresholds(split: str, db: Path | None) -> None:
+@json_option
+def thresholds(split: str, db: Path | None, as_json: bool) -> None:
     """Fit the cosine gate's threshold on the golden set's answerable questions."""
     from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.eval.answering import GOLDEN, fit_cosine_threshold  # noqa: PLC0415
@@ -337,6 +411,12 @@ def thresholds(split: str, db: Path | None) -> None:
     with closing(open_index(settings)) as index:
         answerer = build_answerer(settings, index)
         fit = fit_cosine_threshold(answerer, index, read_golden(GOLDEN), split)
+    if as_json:
+        from dataclasses import asdict  # noqa: PLC0415
+
+        fitted = {"variable": "EDGAR_RAG_COSINE_THRESHOLD", "split": split, "golden": str(GOLDEN)}
+        click.echo(json.dumps(fitted | asdict(fit), indent=2))
+        return
     click.echo(
         f"EDGAR_RAG_COSINE_THRESHOLD={fit.threshold:.4f}\n"
         f"fitted on the {split} split of {GOLDEN}: the best-passage cosine of {fit.questions} "
@@ -359,13 +439,20 @@ def evaluate() -> None:
 )
 @click.option("--replay", is_flag=True, help="Answer from the recorded tape, with no model.")
 @click.option("--resume", is_flag=True, help="Keep an interrupted run's tape and answers.")
+@json_option
 def financebench(
-    corpus: Path, db: Path, out: Path, tape: Path | None, replay: bool, resume: bool
+    corpus: Path, db: Path, out: Path, tape: Path | None, replay: bool, resume: bool, as_json: bool
 ) -> None:
-    """Index FinanceBench's 10-K PDFs, then measure evidence recall and numeric accuracy."""
+    """Index FinanceBench's 10-K PDFs, then measure evidence recall and numeric accuracy.
+
+    Writes the report to --out and its page beside it; --json prints the report too."""
     from edgar_rag.eval.financebench import write_financebench  # noqa: PLC0415
 
-    write_financebench(corpus, db, out, tape=tape, replay=replay, resume=resume)
+    report = write_financebench(corpus, db, out, tape=tape, replay=replay, resume=resume)
+    if as_json:
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        click.echo(f"wrote {out} and {out.with_suffix('.md')}", err=True)
 
 
 @main.command()

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from edgar_rag.errors import ConfigError
+from edgar_rag.location import IndexLocation
 
 if TYPE_CHECKING:
     from edgar_rag.answer.answerer import Answerer
@@ -43,13 +44,19 @@ def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
 
 def open_index(settings: Settings) -> FilingStore:
     """PostgreSQL when EDGAR_RAG_DATABASE_URL is set, else the SQLite file."""
-    if settings.database_url is not None:
+    url = settings.database_url
+    return open_store(IndexLocation(settings.db, None if url is None else url.get_secret_value()))
+
+
+def open_store(location: IndexLocation) -> FilingStore:
+    """The store at ``location``: PostgreSQL when it has a URL, else the SQLite file."""
+    if location.database_url is not None:
         from edgar_rag.index.postgres import PostgresIndex  # noqa: PLC0415
 
-        return PostgresIndex(settings.database_url.get_secret_value())
+        return PostgresIndex(location.database_url)
     from edgar_rag.index.sqlite import SqliteIndex  # noqa: PLC0415
 
-    return SqliteIndex(settings.db)
+    return SqliteIndex(location.db)
 
 
 def build_searcher(settings: Settings, index: FilingStore) -> Searcher:

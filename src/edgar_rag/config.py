@@ -12,6 +12,7 @@ from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from edgar_rag.errors import ConfigError
+from edgar_rag.location import DEFAULT_DB, ENV_FILE, ENV_PREFIX
 
 GeneratorName = Literal["local", "openai", "anthropic", "ollama", "echo"]
 TapeMode = Literal["off", "record", "replay", "replay-paced"]
@@ -23,10 +24,10 @@ class Settings(BaseSettings):
     """Every setting edgar-rag reads, with defaults that need nothing installed by hand."""
 
     model_config = SettingsConfigDict(
-        env_prefix="EDGAR_RAG_", env_file=".env", extra="ignore", frozen=True
+        env_prefix=ENV_PREFIX, env_file=ENV_FILE, extra="ignore", frozen=True
     )
 
-    db: Path = Field(Path("edgar-rag.db"), description="the SQLite index file")
+    db: Path = Field(DEFAULT_DB, description="the SQLite index file")
     database_url: SecretStr | None = Field(
         None, description="a PostgreSQL URL; when set, used instead of the SQLite file"
     )

@@ -80,9 +80,9 @@ def narrative(split: str, render_only: bool) -> None:
     from edgar_rag.eval import narrative as evaluation  # noqa: PLC0415
 
     if not render_only:
-        click.echo(f"wrote {evaluation.record_narrative(split)}")
+        click.echo(f"wrote {evaluation.record_narrative(split)}", err=True)
     page = evaluation.write_narrative_page()
-    click.echo(f"wrote {page}" if page else "no narrative run yet: nothing to render")
+    click.echo(f"wrote {page}" if page else "no narrative run yet: nothing to render", err=True)
 
 
 @evaluations.command()
@@ -225,6 +225,19 @@ def bench_model(
     from edgar_rag.bench.model import measure_model  # noqa: PLC0415
 
     measure_model(index, model_dir, out, prompts=prompts, every=every, skip_asks=skip_asks)
+
+
+@bench.command(name="cli")
+@index_option
+@click.option("--rounds", type=int, default=15, show_default=True, help="Runs of each command.")
+@path_option("--out", "docs/performance.json", "The figures; its `cli` entry is written.")
+def bench_cli(index: Path, rounds: int, out: Path) -> None:
+    """`--version`, `--help` and `filings` as whole processes (`make bench-cli`)."""
+    from edgar_rag.bench.commands import measure_commands  # noqa: PLC0415
+
+    commands = measure_commands(index, out, rounds=rounds)["commands"]
+    for name, row in commands.items():
+        click.echo(f"{name:<22}P50 {row['p50_s']:.3f} s  {row['vs_python']:.2f}x", err=True)
 
 
 @bench.command(name="load")

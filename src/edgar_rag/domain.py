@@ -10,20 +10,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
-from typing import NewType, Protocol, runtime_checkable
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, NewType, Protocol, TypeAlias, runtime_checkable
 
 from edgar_rag.errors import ParseError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 Accession = NewType("Accession", str)
 """An EDGAR accession number, always in the dashed form ``0000320193-25-000079``."""
 
 _ACCESSION = re.compile(r"^\s*(\d{10})-?(\d{2})-?(\d{6})\s*$")
 
-Vectors = npt.NDArray[np.float32]
-"""A matrix of embeddings, one row per text, float32."""
+Vectors: TypeAlias = "npt.NDArray[np.float32]"
+"""A matrix of embeddings, one row per text, float32 (a name for annotations only, so that the
+values and ports load no numpy: listing filings needs none)."""
 
 
 def parse_accession(text: str) -> Accession:

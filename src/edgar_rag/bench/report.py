@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from edgar_rag.bench.commands import render_cli
 from edgar_rag.markdown import table
 
 EDGAR_10K_PER_YEAR = 7_000
@@ -46,6 +47,8 @@ def render_performance(data: dict[str, Any]) -> str:
         lines += render_load(data["load"], data["corpus_filings"], corpus_chunks)
     if "model" in data:
         lines += render_model(data["model"])
+    if "cli" in data:
+        lines += render_cli(data["cli"])
     return "\n".join(lines)
 
 
@@ -490,6 +493,8 @@ def render_readme_figures(docs: Path) -> str:
             figures += _load_figures(data["load"])
         if "ask" in data.get("model", {}):
             figures += _ask_figures(data["model"])
+        if "cli" in data:
+            figures += _cli_figures(data["cli"])
     for name, render in _EXTRA_FIGURES:
         path = docs / name
         if path.exists():
@@ -510,6 +515,21 @@ def _ask_figures(model: dict[str, Any]) -> list[_Figure]:
             "`edgar-rag ask` as a new process, P50 with the model process running / without "
             f"({ask['warm']['questions']} dev questions, {model['threads']} cores)",
             f"{ask['warm']['p50_s']:.2f} s / {ask['cold']['p50_s']:.2f} s",
+            _PERFORMANCE,
+        )
+    ]
+
+
+def _cli_figures(cli: dict[str, Any]) -> list[_Figure]:
+    rows = cli["commands"]
+    light = ["edgar-rag --version", "edgar-rag --help", "edgar-rag filings"]
+    return [
+        (
+            "`edgar-rag --version` / `--help` / `filings` as new processes, P50 (and over "
+            f"`python -c pass` in the same rounds), {cli['cpus']} cores",
+            " / ".join(
+                f"{rows[name]['p50_s']:.2f} s ({rows[name]['vs_python']:.1f}x)" for name in light
+            ),
             _PERFORMANCE,
         )
     ]

@@ -768,10 +768,11 @@ def _to_stderr(line: str) -> None:
 
 def write_financebench(
     corpus: Path, db: Path, out: Path, *, tape: Path | None, replay: bool, resume: bool
-) -> None:
+) -> dict[str, Any]:
     """``run`` (on ``DEFAULT_TAPE`` unless given a tape), its progress on stderr, then
-    ``write_report``: ``edgar-rag eval financebench``."""
+    ``write_report``: ``edgar-rag eval financebench``. Returns the report written."""
     report = run(
         corpus, db, tape or DEFAULT_TAPE, replay=replay, resume=resume, progress=_to_stderr
     )
     write_report(report, out)
+    return report

@@ -3,6 +3,9 @@ and XBRL facts.
 
 Each filing is written in one transaction, so a killed ingest leaves no half filing. The file
 records which embedder built it and refuses to mix in vectors from another.
+
+numpy is imported by the methods that read or write vectors, not by the module: listing the
+filings (``edgar-rag filings``) opens this store and must not wait for it.
 """
 
 from __future__ import annotations
@@ -13,9 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from edgar_rag.domain import (
     EmbedderIdentity,
@@ -49,6 +50,10 @@ from edgar_rag.index.schema import (
     section_from_row,
     summary_from_row,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 _M001_INITIAL = """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -211,6 +216,8 @@ class SqliteIndex:
     def write_filing(self, parsed: ParsedFiling, vectors: Vectors) -> int:
         """Store one filing and its chunk vectors in one transaction, replacing an older
         version of the same filing (same company, fiscal year and form). Returns its id."""
+        import numpy as np  # noqa: PLC0415 (see the module docstring)
+
         if len(vectors) != len(parsed.chunks):
             raise ValueError("one vector per chunk is required")
         meta = parsed.meta
@@ -325,6 +332,8 @@ class SqliteIndex:
 
     def export_filing(self, filing_id: int) -> tuple[ParsedFiling, Vectors]:
         """A stored filing as it was written, vectors included (to copy it to another store)."""
+        import numpy as np  # noqa: PLC0415 (see the module docstring)
+
         meta = self.filing_meta(filing_id)
         sections = tuple(
             section_from_row(row)
@@ -381,6 +390,8 @@ class SqliteIndex:
         return (int(version), int(count), int(last))
 
     def _matrix(self, filing_id: int | None) -> tuple[npt.NDArray[np.int64], Vectors]:
+        import numpy as np  # noqa: PLC0415 (see the module docstring)
+
         generation = self._data_version()
         if generation != self._generation:
             self._matrices.clear()
@@ -403,6 +414,8 @@ class SqliteIndex:
 
     def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds:
         """Exact cosine (vectors are unit length) over one filing or the whole corpus."""
+        import numpy as np  # noqa: PLC0415 (see the module docstring)
+
         ids, matrix = self._matrix(filing_id)
         if not len(ids):
             return []
@@ -470,6 +483,8 @@ class SqliteIndex:
         return facts
 
     def vectors(self, chunk_ids: Sequence[int]) -> Vectors:
+        import numpy as np  # noqa: PLC0415 (see the module docstring)
+
         if not chunk_ids:
             return np.zeros((0, 0), dtype=np.float32)
         marks = ", ".join("?" for _ in chunk_ids)

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.domain import Citation, FilingMeta, Hit, Response
+
+if TYPE_CHECKING:
+    from edgar_rag.ingest.indexer import IngestResult
 
 MAX_QUESTION_CHARS = 1000
 """The longest question the service reads; a longer one is a 422."""
@@ -133,6 +136,30 @@ class FilingJson(BaseModel):
     form: str
     filing_date: date | None
     url: str | None
+
+
+class IngestResultJson(BaseModel):
+    """One filing's ingest as ``edgar-rag ingest --json`` prints it."""
+
+    source: str
+    outcome: str = Field(description="indexed, unchanged, skipped or refused")
+    reason: str | None = Field(description="why a file was skipped or refused")
+    filing: FilingJson | None
+    chunks: int
+    facts: int
+    seconds: dict[str, float] | None = Field(description="seconds each stage took")
+
+    @classmethod
+    def of(cls, result: IngestResult) -> IngestResultJson:
+        return cls(
+            source=result.source,
+            outcome=result.outcome.value,
+            reason=result.reason,
+            filing=None if result.meta is None else FilingJson.model_validate(result.meta),
+            chunks=result.chunks,
+            facts=result.facts,
+            seconds=result.seconds,
+        )
 
 
 class CitationJson(BaseModel):

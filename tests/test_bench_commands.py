@@ -1,0 +1,54 @@
+"""make bench-cli: the light commands timed as whole processes, beside the bare interpreter."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from edgar_rag.bench.commands import (
+    BASELINE,
+    measure_commands,
+    render_cli,
+    summarise,
+    time_commands,
+)
+from edgar_rag.bench.report import render_readme_figures
+from edgar_rag.index.sqlite import SqliteIndex
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_each_round_runs_every_command_once_in_order() -> None:
+    ticks = iter(range(100))
+    commands = {BASELINE: [sys.executable, "-c", "pass"], "again": [sys.executable, "-c", "pass"]}
+    seconds = time_commands(commands, rounds=3, clock=lambda: float(next(ticks)))
+    assert seconds == {BASELINE: [1.0, 1.0, 1.0], "again": [1.0, 1.0, 1.0]}
+
+
+def test_a_command_is_summarised_by_its_median_and_its_ratio_to_python() -> None:
+    summary = summarise({BASELINE: [0.04, 0.05, 0.06], "edgar-rag --version": [0.2, 0.1, 0.9]})
+    assert summary["edgar-rag --version"] == {
+        "runs": 3, "p50_s": 0.2, "max_s": 0.9, "vs_python": 4.0,
+    }  # fmt: skip
+    assert summary[BASELINE]["vs_python"] == 1.0
+
+
+def test_the_bench_writes_its_entry_and_the_page_and_readme_show_it(tmp_path: Path) -> None:
+    out = tmp_path / "performance.json"
+    shutil.copy(DOCS / "performance.json", out)
+    index = tmp_path / "index.db"
+    SqliteIndex(index).close()
+    entry = measure_commands(index, out, rounds=1)
+    data = json.loads(out.read_text())
+    assert data["cli"] == entry
+    assert set(entry["commands"]) == {
+        BASELINE, "edgar-rag --version", "edgar-rag --help", "edgar-rag filings",
+    }  # fmt: skip
+    assert all(row["runs"] == 1 and row["p50_s"] > 0 for row in entry["commands"].values())
+    page = (tmp_path / "performance.md").read_text()
+    assert "\n".join(render_cli(entry)) in page
+    assert "| `edgar-rag filings` |" in page
+    readme = render_readme_figures(tmp_path)
+    assert "`edgar-rag --version` / `--help` / `filings` as new processes" in readme
