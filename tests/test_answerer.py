@@ -349,6 +349,7 @@ def test_an_answer_that_leaves_out_the_figure_asked_is_mended_from_its_cited_sen
         ("How many employees does Apple have?", ("AAPL", 2025)),
         ("How many employees did Apple have in fiscal 2019?", None),
         ("Compare Apple's and Home Depot's employees in fiscal 2024.", None),
+        ("How dependent is Home Depot on Apple as a supplier in fiscal 2024?", ("HD", 2024)),
         ("Which companies report the most employees?", None),
     ],
 )
@@ -358,8 +359,8 @@ def test_a_corpus_wide_question_naming_one_company_is_asked_of_its_filing(
     question: str,
     narrowed: tuple[str, int] | None,
 ) -> None:
-    """The year it names, else the latest; the corpus stays when it names no company, several,
-    or a year that is not indexed."""
+    """The first company it names, of the year it names, else the latest; the corpus stays when
+    it names no company, compares companies, or names a year that is not indexed."""
     asker = answerer(index, ScriptedGenerator([]), directory=directory)
     scope = asker.prepare(question, index.resolve_scope()).scope
     filing = scope.filing

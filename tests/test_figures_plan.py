@@ -88,11 +88,14 @@ def test_a_question_naming_nothing_the_library_knows_is_not_planned() -> None:
         "What share of NVIDIA's revenue is its largest indirect customer estimated to be?",
         "What percentage of Home Depot's net sales was generated online?",
         "Does any single customer account for a large share of Apple's trade receivables?",
+        "How much did Reality Labs reduce Meta's operating profit in 2024?",
+        "What was Visa's voluntary employee turnover rate in fiscal 2024?",
     ],
 )
 def test_a_part_of_a_line_item_is_no_lookup_of_it(question: str) -> None:
-    """A share of revenue that comes from a customer or a channel is not revenue itself; with
-    no metric of the library named, the question goes to the model."""
+    """A share of revenue that comes from a customer or a channel is not revenue itself, what a
+    segment took off operating profit is not operating profit, and employee turnover is no
+    sales; with no metric of the library named, the question goes to the model."""
     assert plan_computation(question, LIBRARY) is None
 
 

@@ -223,3 +223,27 @@ def test_an_abbreviation_says_the_words_whose_initials_it_spells() -> None:
     assert asked(question, sentence, "About 80% of it is [1].")
     other = "Approximately 80% of total backlog, in dollar terms, is with non-U.S. customers."
     assert not asked(question, other, "About 80% of it is [1].")
+
+
+def test_a_change_or_an_amount_of_money_counts_nothing() -> None:
+    """ "Reduced headcount by approximately 10,000" is how many left, and "Common stock: $5,061"
+    is dollars: neither is how many there are."""
+    assert not asked(
+        "How many employees did Meta have at the end of 2023?",
+        "In 2023 we reduced our headcount by approximately 10,000 employees.",
+        "Meta had about 10,000 employees [1].",
+    )
+    row = "Balance at December 31, 2023 | Boeing shareholders Common stock: $5,061"
+    assert not asked(
+        "How many common shareholders of record did Boeing have?", row, "5,061 holders [1]."
+    )
+
+
+def test_a_count_is_named_by_its_row_or_its_column_header() -> None:
+    row = "Class A common stock | Shares outstanding: 1,728,105,021"
+    assert asked("How many Visa class A shares were outstanding?", row, "1,728,105,021 [1].")
+    cover = (
+        "The number of the registrant’s Common Shares, $1.00 par value, outstanding as of "
+        "January 31, 2024: 585,677,464"
+    )
+    assert asked("How many common shares were outstanding?", cover, "585,677,464 shares [1].")

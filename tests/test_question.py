@@ -123,7 +123,7 @@ def test_a_question_that_asks_to_be_told_asks_for_prose() -> None:
             "How many individual shipper lawsuits from the antitrust litigation are pending?",
             "lawsuits",
         ),
-        ("How much floor space did Boeing have at the end of 2024?", "space"),
+        ("How much floor space did Boeing have at the end of 2024?", None),
         ("How much of NVIDIA's revenue came from its largest customer?", None),
         ("How much did NVIDIA pay out in cash dividends in fiscal 2025?", None),
         ("What was Apple's net income in fiscal 2025?", None),

@@ -317,3 +317,12 @@ def test_a_copied_row_without_the_year_asked_is_left_as_written_and_withheld() -
 def test_an_abbreviation_after_a_hyphen_ends_no_sentence() -> None:
     sentence = "About 80% of BCA's backlog is with non-U.S. airlines [1]."
     assert split_sentences(sentence) == [sentence]
+
+
+def test_an_uncited_sentence_stating_a_figure_cites_the_passage_holding_its_words() -> None:
+    """Only the answer's last sentence has a marker; the first, which states the figure, is
+    cited to the passage it was quoted from."""
+    verdict = verify("Total net sales increased 6% during 2025 compared to 2024. Sales grew [1].")
+    assert verdict.ok, verdict.detail
+    assert verdict.attributed
+    assert verdict.text.startswith("Total net sales increased 6% during 2025 compared to 2024 [4].")

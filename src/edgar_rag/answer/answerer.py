@@ -43,7 +43,7 @@ from edgar_rag.domain import (
 from edgar_rag.errors import NotFoundError
 from edgar_rag.question.companies import CompanyDirectory, company_guard
 from edgar_rag.question.periods import asked_fiscal_years
-from edgar_rag.question.reading import Kind, Question, read_question
+from edgar_rag.question.reading import Kind, Question, read_question, sets_against
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_at
 
@@ -53,7 +53,7 @@ RECITED_NOTE = "which is cited instead"
 """Ends the detail of an answer whose citation marker the verifier moved."""
 TRIMMED_NOTE = "only the columns of the year asked are shown"
 """Ends the detail of an answer whose copied table row the verifier cut to the year asked."""
-ATTRIBUTED_NOTE = "the model cited no passage; each sentence cites the passage that holds its words"
+ATTRIBUTED_NOTE = "a sentence the model cited no passage for cites the passage holding its words"
 """Part of the detail of an answer whose citations code supplied."""
 MENDED_NOTE = "the model's answer stated no figure; the cited sentence that states it is shown"
 """Begins the detail of an answer that left out the figure asked, shown as its cited sentence."""
@@ -212,16 +212,20 @@ class Answerer:
         return Prepared(question, scope, hits, given, windows, prompt, best, timings)
 
     def narrow(self, question: Question, scope: Scope) -> Scope:
-        """The filing a corpus-wide question is asked of when it names one company: that
-        company's filing of the fiscal year it names, or its latest when it names none. The
-        corpus stays the scope when the question names no company or several, several years,
-        or a company or year that is not indexed."""
+        """The filing a corpus-wide question is asked of when it names a company first (others
+        it names are then its customers, rivals or partners: "How dependent is Procter & Gamble
+        on Walmart?"): that company's filing of the fiscal year it names, or its latest when it
+        names none. The corpus stays the scope when the question names no company, compares
+        companies, names a name several companies go by, several years, or a company or year
+        that is not indexed."""
         if not scope.corpus_wide or not self.settings.narrow_to_named_company:
             return scope
-        named = {(c.cik, c.tickers) for m in question.companies for c in m.companies}
-        if len(named) != 1:
+        if not question.companies or sets_against(question.text):
             return scope
-        cik, tickers = named.pop()
+        first = question.companies[0].companies
+        if len({(c.cik, c.tickers) for c in first}) != 1:
+            return scope
+        cik, tickers = first[0].cik, first[0].tickers
         index = self.searcher.index
         try:
             latest = index.resolve_scope(ticker=tickers[0] if tickers else None, cik=cik)

@@ -18,7 +18,9 @@ from edgar_rag.answer.numbers import (
 from edgar_rag.question.words import (
     DISTINGUISHING,
     GENERIC,
+    MONTHS,
     QUALIFIERS,
+    STOPWORDS,
     SYNONYMS_OF,
     counting_stems,
     expand,
@@ -43,11 +45,11 @@ def figure_names_metric(
     whose figure belongs to a metric of another kind (``gross margin ... 51.2%`` for a question
     on net margin) backs no figure of the metric asked, whatever else its line says.
 
-    For a question that counts something (``counted``: "how many ... lawsuits"), only the
-    answer's figures that are no percentage can answer it, and a sentence also names it when
-    the figure is printed beside what is counted: "106 lawsuits by individual shippers",
-    "employees totaled over 150,000". An
-    abbreviation says the words whose initials it spells: "BCA" says "commercial airplanes".
+    A question that counts something (``counted``: "how many ... lawsuits") is answered only by
+    a count printed beside what it counts: "106 lawsuits by individual shippers", "employees
+    totaled over 150,000", a row labelled "Number of stores"; never by a percentage, nor by a
+    change ("reduced headcount by approximately 10,000 employees"). An abbreviation says the
+    words whose initials it spells: "BCA" says "commercial airplanes".
     """
     words = list(words)
     wanted = expand(words, strict=True)
@@ -69,11 +71,12 @@ def figure_names_metric(
             printed = passage_figures(line)
             if not any(supports(p, c) for p in printed for c in claims):
                 continue
-            if " | " not in line:
-                if counted is not None and _counted_beside(line, claims, counted):
+            if counted is not None:
+                if _counts(line, claims, counted):
                     return True
-                if not _backing_sentences(line, claims, words):
-                    continue
+                continue
+            if " | " not in line and not _backing_sentences(line, claims, words):
+                continue
             naming = _naming_text(line, unasked) or ""
             said = text_stems(naming) | _abbreviated(naming, asked)
             if (
@@ -106,30 +109,56 @@ def _backing_sentences(line: str, claims: Sequence[Figure], words: Sequence[str]
     ]
 
 
-def _counted_beside(line: str, claims: Sequence[Figure], counted: str) -> bool:
-    """A sentence of the prose ``line`` prints a claimed count (no percentage) with a word for
-    what is ``counted`` among the few words after it or before it, or, for the sentence's first
-    figure, among the words its sentence opens with."""
+def _counts(line: str, claims: Sequence[Figure], counted: str) -> bool:
+    """The ``line`` prints a claimed count of what is ``counted``: a table row whose label
+    names it, or a sentence that prints the figure (no percentage, no change "by" so much) with
+    a word for it among the few words after it or before it, or, for the sentence's first
+    figure, among the words its sentence opens with. A percentage or an amount of money is no
+    count."""
     nouns = counting_stems(counted)
+    if " | " in line:  # the row's own label (not its group) or the cell's column header
+        label = line.split(" | ", maxsplit=1)[0].rpartition(":")[2]
+        return any(
+            nouns & text_stems(f"{label} {cell.header or ''}")
+            for cell in passage_figures(line)
+            if not _MONEY.search(cell.figure.text) and any(supports(cell, c) for c in claims)
+        )
     for sentence in PROSE_SENTENCE.split(line):
-        for first, figure in enumerate(find_figures(sentence)):
+        counts = [f for f in find_figures(sentence) if not (f.is_percent or _MONEY.search(f.text))]
+        for first, figure in enumerate(counts):
             printed = PrintedFigure(figure, (), header=None, label=None)
-            if figure.is_percent or not any(supports(printed, claim) for claim in claims):
+            if not any(supports(printed, claim) for claim in claims):
+                continue
+            before = lower_words(sentence[: figure.start])
+            if _CHANGE_BY.search(" ".join(before[-_HEDGED:])):
                 continue
             after = lower_words(sentence[figure.end :])[:_AFTER_WORDS]
-            before = lower_words(sentence[: figure.start])
-            beside = [*after, *before[-_BEFORE_WORDS:]]
+            said = [w for w in before if w.isalpha() and w not in _NOT_SAID]
+            beside = [*after, *said[-_BEFORE_WORDS:]]
             if first == 0:  # "The Company employees, which include ..., totaled over 150,000"
-                beside += before[:_SUBJECT_WORDS]
+                beside += said[:_SUBJECT_WORDS]
             if nouns & {stem(word) for word in beside}:
                 return True
     return False
 
 
+_NOT_SAID = STOPWORDS | {"s", *MONTHS}
+"""Words that say nothing of what a figure counts: "the", "as of", "January"."""
+
+
+_MONEY = re.compile(r"[$€£]")
+"""A count is no amount of money: "Common stock: $5,061" counts no shareholders."""
+_CHANGE_BY = re.compile(
+    r"\bby(?:\s+(?:approximately|about|around|nearly|some|over|more|than|almost|roughly))*$"
+)
+"""A figure after "by" is how much something changed, not the count itself."""
+_HEDGED = 4
 _AFTER_WORDS = 4
 """How far after a count its noun may come: "106 lawsuits", "3 million square feet"."""
-_BEFORE_WORDS = 5
-"""How far before: "employees totaled over 150,000", "holders of record ... was 101,000"."""
+_BEFORE_WORDS = 4
+"""How many words before it, dates and small words aside, may name it: "employees totaled over
+150,000", "holders of record of our common stock was 101,000", "Common Shares, $1.00 par value,
+outstanding as of January 31, 2024: 585,677,464"."""
 _SUBJECT_WORDS = 4
 """The words that open a sentence name what its first figure counts, however far it comes."""
 _ABBREVIATION = re.compile(r"\b[A-Z]{2,6}\b")

@@ -63,7 +63,7 @@ class Verdict:
     trimmed: bool = False
     """A table row the model copied out is shown with the columns of the years asked only."""
     attributed: bool = False
-    """The model cited nothing; each sentence cites the passage that holds its words."""
+    """Some sentence cited no passage; it cites the one that holds its words."""
     requoted: tuple[tuple[int, int], ...] = ()
     """Citations of sentences without figures corrected: (the marker the model wrote, the
     passage that holds the sentence's words)."""
@@ -136,10 +136,7 @@ def verify_answer(
     of the years asked; both corrections are recorded in the verdict.
     """
     text = "\n".join(markers_last(line) for line in text.split("\n"))
-    attributed = False
-    if not markers_in(text):
-        quoted = _attributed(text, passages)
-        text, attributed = quoted or text, quoted is not None
+    text, attributed = _attributed(text, passages)
     cited = tuple(m for m in markers_in(text) if m in passages)
     if not text.strip():
         return Verdict(False, Reason.NO_VALID_CITATION, "the answer is empty", cited, text)
@@ -199,13 +196,21 @@ def _cite(sentence: str, markers: str) -> str:
     return f"{sentence[: len(sentence) - len(stop)].rstrip()} {markers}{stop}"
 
 
-def _attributed(text: str, passages: Mapping[int, str]) -> str | None:
-    """An answer that cites nothing, with each sentence citing the first given passage that
-    holds nearly all its words (the model quoted or closely paraphrased it and left out the
-    marker); None when some sentence has no such passage."""
+def _attributed(text: str, passages: Mapping[int, str]) -> tuple[str, bool]:
+    """``text`` with each sentence that cites no passage, where it needs one (it states a
+    figure, it is long, or the answer cites nothing at all), citing the first given passage
+    that holds nearly all its words: the model quoted or closely paraphrased it and left out
+    the marker ("Amazon is organized into three segments ... . These segments reflect ... [1]").
+    Whether any sentence was cited so."""
     held = {marker: _content_words(passage) for marker, passage in passages.items()}
-    shown = text
+    bare = not markers_in(text)
+    shown, attributed = text, False
     for sentence in split_sentences(text):
+        if markers_in(sentence):  # cited, if wrongly ([7] of five passages): left to the checks
+            continue
+        long = len(strip_markers(sentence).split()) > LONG_SENTENCE_WORDS
+        if not (bare or long or find_figures(sentence)):
+            continue
         words = _content_words(sentence)
         source = next(
             (
@@ -215,10 +220,10 @@ def _attributed(text: str, passages: Mapping[int, str]) -> str | None:
             ),
             None,
         )
-        if source is None:
-            return None
-        shown = shown.replace(sentence, _cite(sentence, f"[{source}]"), 1)
-    return shown
+        if source is not None:
+            shown = shown.replace(sentence, _cite(sentence, f"[{source}]"), 1)
+            attributed = True
+    return shown, attributed
 
 
 def _grounded(

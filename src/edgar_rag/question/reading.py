@@ -132,6 +132,12 @@ def asks_for_prose(text: str) -> bool:
     return _TELL.search(text) is not None
 
 
+def sets_against(text: str) -> bool:
+    """``text`` sets things against each other in words ("compare", "versus", "than"): two
+    companies named without such words are one company and its customer, rival or partner."""
+    return _COMPARISON.search(text) is not None
+
+
 def question_kind(text: str, companies: tuple[CompanyMention, ...] = ()) -> Kind:
     """The kind of ``text``, by its words: a comparison sets two things against each other
     (or names two companies), a computation names a derived metric (a margin, growth, a ratio),
@@ -141,7 +147,7 @@ def question_kind(text: str, companies: tuple[CompanyMention, ...] = ()) -> Kind
     prose questions name figures too ("What risks does its debt pose?").
     """
     distinct = {mention.companies[0].cik or mention.text for mention in companies}
-    if _COMPARISON.search(text) or len(distinct) >= 2:
+    if sets_against(text) or len(distinct) >= 2:
         return Kind.COMPARISON
     if _TELL.search(text):
         return Kind.NARRATIVE

@@ -129,7 +129,7 @@ def metric_words(question: str, company: str | None, *others: str) -> tuple[str,
     words of time and size (``fiscal``, ``total``, ``much``). ``others`` are other names the
     question calls companies by."""
     names = " ".join([company or "", *others]).lower()
-    ignored = {stem(w) for w in [*GENERIC, *_MONTHS, *_LINKING, *_WORD.findall(names)]}
+    ignored = {stem(w) for w in [*GENERIC, *MONTHS, *_LINKING, *_WORD.findall(names)]}
     text = _SOURCE.sub(" ", question)
     asked = _HOW_MANY.search(text)
     phrase = asked["phrase"] if asked and _WORD.search(asked["phrase"]) else text
@@ -147,7 +147,7 @@ _LINKING = (
 ).split()
 """Verbs that link the figure asked to its subject ("how much of its revenue came from its
 largest customer"): what a passage's sentence says in its own words, if at all."""
-_MONTHS = (
+MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
@@ -160,7 +160,7 @@ _SOURCE = re.compile(
 """Where the question points to read ("according to the risk factors", "based on the cash flow
 statement"): no words of the figure asked."""
 _HOW_MANY = re.compile(
-    r"\bhow\s+(?:many|much)\s+(?P<phrase>.*?)(?=\s+(?:did|does|do|is|are|was|were|has|have|"
+    r"\bhow\s+(?:many|(?P<much>much))\s+(?P<phrase>.*?)(?=\s+(?:did|does|do|is|are|was|were|has|have|"
     r"had|will|would|can|could|in|at|for|during|as|of\s+(?:its|the)\b)\b|[?,.;]|$)",
     re.IGNORECASE,
 )
@@ -168,16 +168,16 @@ _HOW_MANY = re.compile(
 
 
 def counted_noun(question: str) -> str | None:
-    """What a count or an amount asked for counts: the last word of the phrase after ``how
-    many`` or ``how much`` before any preposition ("how many individual shipper lawsuits from
-    the ... litigation" counts lawsuits; "how many common shareholders of record", shareholders),
-    or the noun of a count it names ("employee count", "headcount"); None when the question asks
-    no such thing, or asks how much *of* something (a share)."""
+    """What a count asked for counts: the last word of the phrase after ``how many`` before any
+    preposition ("how many individual shipper lawsuits from the ... litigation" counts lawsuits;
+    "how many common shareholders of record", shareholders), or the noun of a count it names
+    ("employee count", "headcount"); None when the question asks no count ("how much" asks an
+    amount: of money, of space, a share of something)."""
     named = _COUNT_NAMED.search(question)
     if named is not None:
         return (named["noun"] or "headcount").lower()
     asked = _HOW_MANY.search(question)
-    if asked is None or _NOT_COUNTED.match(asked["phrase"]):
+    if asked is None or asked["much"] or _NOT_COUNTED.match(asked["phrase"]):
         return None
     head = _PREPOSITION.split(asked["phrase"], maxsplit=1)[0]
     words = [_POSSESSIVE.sub("", w) for w in lower_words(head)]
