@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test browser docs-check bench bench-cli bench-load bench-model corpus items retrieval computed answering narrative eval result eval-ci eval-baseline demo clean
+.PHONY: setup lock check lint test browser docs-check bench bench-cli bench-load bench-model bench-scale corpus items retrieval computed answering narrative eval result eval-ci eval-baseline demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -89,6 +89,15 @@ bench-model: build/corpus.db
 bench-load: build/corpus.db
 	$(BIN)/edgar-rag dev bench load --index build/corpus.db --model-dir build/cache \
 	  --tape build/bench/load-tape.jsonl --out docs/performance.json
+
+# Corpus-wide search on a synthetic index of a million chunks made from build/corpus.db, into
+# docs/scale.*: the vector graph and sqlite-vec (when apsw is importable), each in its own process.
+# Outside CI: about 20 minutes and 7 GiB of disk at 1M chunks on 2 shared cores; SCALE_CHUNKS
+# sets the size.
+SCALE_CHUNKS ?= 1000000
+bench-scale: build/corpus.db
+	nice -n 15 $(BIN)/edgar-rag dev bench scale --index build/corpus.db --chunks $(SCALE_CHUNKS) \
+	  --work build/scale --out docs/scale.json
 
 corpus: setup
 	$(BIN)/edgar-rag dev bench corpus --corpus $(CORPUS) --out docs/ingest.json

@@ -305,3 +305,29 @@ def bench_embedding(texts: Path, queries: Path, **options: Any) -> None:
 
     # The options are compare_files's keyword arguments, by name.
     click.echo(compare_files(texts, queries, **options).describe())
+
+
+@bench.command(name="scale")
+@index_option
+@embedder_cache_option
+@path_option("--work", "build/scale", "Where the synthetic index and its graph are written.")
+@path_option("--out", "docs/scale.json", "The figures; docs/scale.md is rendered beside them.")
+@click.option("--chunks", type=int, default=1_000_000, show_default=True, help="Synthetic size.")
+@click.option("--noise", type=float, default=0.01, show_default=True, help="Per coordinate.")
+@click.option("--every", type=int, default=4, show_default=True, help="Ask every Nth question.")
+@click.option("--no-sqlite-vec", is_flag=True, help="Measure the vector graph only.")
+def bench_scale(
+    index: Path,
+    cache: Path,
+    work: Path,
+    out: Path,
+    chunks: int,
+    noise: float,
+    every: int,
+    no_sqlite_vec: bool,
+) -> None:
+    """Corpus-wide search on a synthetic index of a million chunks (`make bench-scale`)."""
+    from edgar_rag.bench.scale import ScaleSettings, measure_scale  # noqa: PLC0415
+
+    settings = ScaleSettings(chunks, noise, every, sqlite_vec=not no_sqlite_vec)
+    measure_scale(index, work, cache, out, settings)

@@ -33,6 +33,7 @@ from edgar_rag.domain import (
     Vectors,
 )
 from edgar_rag.errors import IndexMismatchError, NotFoundError, SourceError
+from edgar_rag.index.graph import VectorGraph, chunk_count, record_change
 from edgar_rag.index.schema import (
     FACT_COLUMNS,
     SCHEMA_VERSION,
@@ -135,17 +136,32 @@ _M002_ROW_FIGURES = """
         ALTER TABLE filings ADD COLUMN statements TEXT NOT NULL DEFAULT '[]';
 """
 
+_M003_VECTOR_CHANGES = """
+        CREATE TABLE vector_changes (
+            generation INTEGER PRIMARY KEY, removed TEXT NOT NULL, filing_id INTEGER NOT NULL
+        );
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_initial", _M001_INITIAL),
     ("m002_row_figures", _M002_ROW_FIGURES),
+    ("m003_vector_changes", _M003_VECTOR_CHANGES),
 )
 """Named migrations, each run once, in order, inside its own transaction."""
 
 
-class SqliteIndex:
-    """The index in one SQLite file (or ``:memory:``)."""
+GRAPH_MIN_CHUNKS = 50_000
+"""Below this many chunks a corpus-wide search compares the query with every vector: exact, and
+as fast as the graph (docs/scale.md)."""
 
-    def __init__(self, path: Path | str) -> None:
+
+class SqliteIndex:
+    """The index in one SQLite file (or ``:memory:``).
+
+    A corpus-wide search over ``graph_min_chunks`` chunks or more asks the vector graph beside
+    the file (``index.graph``); a scoped search always compares every vector of its filing."""
+
+    def __init__(self, path: Path | str, graph_min_chunks: int = GRAPH_MIN_CHUNKS) -> None:
         self.path = str(path)
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -159,6 +175,9 @@ class SqliteIndex:
         self._matrices: dict[int | None, tuple[npt.NDArray[np.int64], Vectors]] = {}
         self._facts: dict[int, list[FactRef]] = {}
         self._generation = self._data_version()
+        self.graph_min_chunks = graph_min_chunks
+        self.graph = None if self.path == ":memory:" else VectorGraph(self.db, Path(self.path))
+        self._uses_graph: bool | None = None
 
     def close(self) -> None:
         self.db.close()
@@ -223,7 +242,12 @@ class SqliteIndex:
         meta = parsed.meta
         row = meta_row(meta) | {"text": parsed.text, "ingested_at": _now()}
         with self._transaction() as db:
+            removed: list[int] = []
             for filing_id in self._same_filing(meta):
+                removed += [
+                    int(row[0])
+                    for row in db.execute("SELECT id FROM chunks WHERE filing_id = ?", (filing_id,))
+                ]
                 db.execute("DELETE FROM filings WHERE id = ?", (filing_id,))
             columns = ", ".join(row)
             marks = ", ".join("?" for _ in row)
@@ -281,6 +305,7 @@ class SqliteIndex:
                     for f in parsed.facts
                 ],
             )
+            record_change(db, removed, filing_id)
         return filing_id
 
     def _same_filing(self, meta: FilingMeta) -> list[int]:
@@ -389,14 +414,19 @@ class SqliteIndex:
         ).fetchone()
         return (int(version), int(count), int(last))
 
-    def _matrix(self, filing_id: int | None) -> tuple[npt.NDArray[np.int64], Vectors]:
-        import numpy as np  # noqa: PLC0415 (see the module docstring)
-
+    def _refresh(self) -> None:
+        """Drop what is kept in memory when a filing was written since it was read."""
         generation = self._data_version()
         if generation != self._generation:
             self._matrices.clear()
             self._facts.clear()
+            self._uses_graph = None
             self._generation = generation
+
+    def _matrix(self, filing_id: int | None) -> tuple[npt.NDArray[np.int64], Vectors]:
+        import numpy as np  # noqa: PLC0415 (see the module docstring)
+
+        self._refresh()
         if filing_id not in self._matrices:
             if filing_id is None:
                 rows = self.db.execute("SELECT id, vector FROM chunks ORDER BY id").fetchall()
@@ -413,9 +443,13 @@ class SqliteIndex:
         return self._matrices[filing_id]
 
     def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds:
-        """Exact cosine (vectors are unit length) over one filing or the whole corpus."""
+        """Exact cosine (vectors are unit length) over one filing or a small corpus; the vector
+        graph's candidates, scored exactly, over a large corpus."""
         import numpy as np  # noqa: PLC0415 (see the module docstring)
 
+        if filing_id is None and self._corpus_uses_graph():
+            assert self.graph is not None
+            return self.graph.search(vector, k)
         ids, matrix = self._matrix(filing_id)
         if not len(ids):
             return []
@@ -423,6 +457,14 @@ class SqliteIndex:
         top = np.argpartition(-scores, min(k, len(ids) - 1))[:k]
         top = top[np.argsort(-scores[top])]
         return [(int(ids[i]), float(scores[i])) for i in top]
+
+    def _corpus_uses_graph(self) -> bool:
+        if self.graph is None:
+            return False
+        self._refresh()
+        if self._uses_graph is None:
+            self._uses_graph = chunk_count(self.db) >= self.graph_min_chunks
+        return self._uses_graph
 
     def lexical_search(self, terms: Sequence[str], filing_id: int | None, k: int) -> ScoredIds:
         """BM25 through FTS5 over the given terms (any of them may match)."""

@@ -1,0 +1,372 @@
+"""``make bench-scale``: corpus-wide search in the embedded store at a million chunks.
+
+A synthetic index is written from the real one: its chunks (text, full-text index, vectors)
+replicated under made-up CIKs, each vector with a little Gaussian noise so that no two are
+equal, until the asked number of chunks. The filings rows keep no text and the copies no
+sections or facts: corpus-wide dense search reads neither. The queries are the real question
+sets' embeddings. Each store is then measured in a process of its own (its memory is the query
+process's): the vector graph beside the SQLite file (``index.graph``, usearch HNSW, candidates
+scored exactly) and sqlite-vec's ``vec0`` table (exact: 0.1.x has no approximate index; it
+needs a SQLite that loads extensions, which this CPython's is not, so it runs through ``apsw``
+when that is importable). Recall@10 is against an exact scan of the chunks table. Written to
+docs/scale.json and rendered to docs/scale.md.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import resource
+import subprocess
+import sys
+import time
+from contextlib import closing
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from edgar_rag.domain import Vectors
+from edgar_rag.index import graph
+from edgar_rag.index.embedders import OnnxMiniLMEmbedder
+from edgar_rag.index.graph import record_change
+from edgar_rag.index.sqlite import GRAPH_MIN_CHUNKS, SqliteIndex
+from edgar_rag.markdown import table
+
+QUESTION_SETS = (
+    Path("data/retrieval/narrative.jsonl"),
+    Path("data/retrieval/figures.jsonl"),
+    Path("data/golden/questions.jsonl"),
+    Path("data/narrative/questions.jsonl"),
+)
+CANDIDATES = 40
+EXPANSIONS = (1024, 2048, 4096, 8192)
+"""The graph's search expansions measured, one query process each."""
+"""A corpus-wide search asks the store for this many dense candidates (``SearchSettings``)."""
+_BATCH = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleSettings:
+    chunks: int = 1_000_000
+    noise: float = 0.01
+    """Standard deviation of the noise added to each coordinate before normalising again."""
+    query_every: int = 4
+    """Every Nth question of the sets is asked."""
+    seed: int = 0
+    sqlite_vec: bool = True
+
+
+def measure_scale(
+    source: Path, work: Path, cache: Path, out: Path, settings: ScaleSettings
+) -> None:
+    """Write the synthetic index under ``work``, measure each store, write ``out`` and its page."""
+    work.mkdir(parents=True, exist_ok=True)
+    db = work / f"scale-{settings.chunks}.db"
+    queries = question_vectors(cache, settings.query_every)
+    np.save(work / "queries.npy", queries)
+    started = time.perf_counter()
+    write_synthetic(source, db, settings)
+    tables_s = time.perf_counter() - started
+    started = time.perf_counter()
+    exact = exact_top(db, queries, 10)
+    exact_s = time.perf_counter() - started
+    stores = {
+        f"graph, expansion {expansion}": run
+        for expansion, run in zip(EXPANSIONS, _in_own_process("graph", db, work), strict=True)
+    }
+    if settings.sqlite_vec and importlib.util.find_spec("apsw") is not None:
+        stores["sqlite-vec"] = _in_own_process("sqlite-vec", db, work)[0]
+    for result in stores.values():
+        found = result.pop("top")
+        result["recall_at_10"] = float(
+            np.mean([len(set(f) & set(e)) / 10 for f, e in zip(found, exact, strict=True)])
+        )
+    report = {
+        "settings": asdict(settings),
+        "source_chunks": SqliteIndex(source).counts()["chunks"],
+        "chunks": settings.chunks,
+        "queries": len(queries),
+        "tables_s": round(tables_s, 1),
+        "sqlite_mib": db.stat().st_size / 2**20,
+        "exact_scan_s_per_query": exact_s / len(queries),
+        "graph_parameters": {
+            "connectivity": graph.CONNECTIVITY,
+            "expansion_add": graph.EXPANSION_ADD,
+            "expansion_search": graph.EXPANSION_SEARCH,
+            "expansions_measured": list(EXPANSIONS),
+            "oversample": graph.OVERSAMPLE,
+            "dtype": "f16",
+        },
+        "stores": stores,
+    }
+    out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    out.with_suffix(".md").write_text(render(report), encoding="utf-8")
+
+
+def question_vectors(cache: Path, every: int) -> Vectors:
+    questions = [
+        json.loads(line)["question"]
+        for path in QUESTION_SETS
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    return OnnxMiniLMEmbedder(cache).embed(questions[::every])
+
+
+def write_synthetic(source: Path, db: Path, settings: ScaleSettings) -> None:
+    """Replicate the source's chunks under made-up CIKs until ``settings.chunks`` of them."""
+    for stale in db.parent.glob(f"{db.name}*"):
+        stale.unlink()
+    rng = np.random.default_rng(settings.seed)
+    with closing(SqliteIndex(source)) as real, closing(SqliteIndex(db)) as index:
+        identity = real.embedder_identity()
+        assert identity is not None
+        index.ensure_embedder(identity)
+        filings = real.db.execute("SELECT * FROM filings ORDER BY id").fetchall()
+        chunks = real.db.execute(
+            'SELECT filing_id, ordinal, item, title, start, "end", kind, text, vector '
+            "FROM chunks ORDER BY id"
+        ).fetchall()
+        of_filing = {f["id"]: [c for c in chunks if c["filing_id"] == f["id"]] for f in filings}
+        left, replica = settings.chunks, 0
+        while left > 0:
+            index.db.execute("BEGIN")  # one transaction per replica of the corpus
+            for filing in filings:
+                rows = of_filing[filing["id"]][:left]
+                if rows:
+                    _write_copy(index, filing, rows, replica, rng, settings.noise)
+                    left -= len(rows)
+            index.db.execute("COMMIT")
+            replica += 1
+
+
+def _write_copy(
+    index: SqliteIndex,
+    filing: Any,
+    rows: list[Any],
+    replica: int,
+    rng: np.random.Generator,
+    noise: float,
+) -> None:
+    values = dict(filing) | {
+        "sha256": f"{filing['sha256']}-synthetic-{replica}",
+        "cik": 9_000_000_000 + replica * 10_000_000 + (filing["cik"] or 0) % 10_000_000,
+        "company": f"{filing['company']} (synthetic {replica})",
+        "ticker": None,
+        "accession": None,
+        "text": "",
+    }
+    del values["id"]
+    cursor = index.db.execute(
+        f"INSERT INTO filings ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+        list(values.values()),
+    )
+    filing_id = int(cursor.lastrowid or 0)
+    vectors = np.frombuffer(b"".join(r["vector"] for r in rows), dtype=np.float32)
+    vectors = vectors.reshape(len(rows), -1) + rng.normal(0, noise, (len(rows), 384)).astype(
+        np.float32
+    )
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index.db.executemany(
+        'INSERT INTO chunks (filing_id, ordinal, item, title, start, "end", kind, text, vector) '
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(filing_id, *tuple(r)[1:8], v.tobytes()) for r, v in zip(rows, vectors, strict=True)],
+    )
+    record_change(index.db, [], filing_id)
+
+
+def exact_top(db: Path, queries: Vectors, k: int) -> list[list[int]]:
+    """Each query's k nearest chunks by an exact scan of the chunks table, in batches."""
+    best_ids = np.full((len(queries), k), -1, dtype=np.int64)
+    best = np.full((len(queries), k), -np.inf, dtype=np.float32)
+    with closing(SqliteIndex(db)) as index:
+        for ids, vectors in graph.vector_batches(index.db, "SELECT id, vector FROM chunks"):
+            scores = np.concatenate([best, queries @ vectors.T], axis=1)
+            candidates = np.concatenate(
+                [best_ids, np.broadcast_to(ids, (len(queries), len(ids)))], 1
+            )
+            order = np.argsort(-scores, axis=1)[:, :k]
+            best = np.take_along_axis(scores, order, axis=1)
+            best_ids = np.take_along_axis(candidates, order, axis=1)
+    return [[int(i) for i in row] for row in best_ids]
+
+
+def _in_own_process(store: str, db: Path, work: Path) -> list[dict[str, Any]]:
+    """Build the store's index in one process, then query it from a fresh one per expansion
+    (the graph's; sqlite-vec has none)."""
+    phases = ["build", *(f"query {e}" for e in (EXPANSIONS if store == "graph" else (0,)))]
+    results = []
+    for phase in phases:
+        answer = work / f"{store}-{phase.replace(' ', '-')}.json"
+        code = f"from edgar_rag.bench.scale import run_phase; run_phase({store!r}, {phase!r})"
+        subprocess.run(
+            [sys.executable, "-c", code, str(db), str(work / "queries.npy"), str(answer)],
+            check=True,
+        )
+        results.append(json.loads(answer.read_text(encoding="utf-8")))
+    return [results[0] | query for query in results[1:]]
+
+
+def run_phase(store: str, phase: str) -> None:
+    """In its own process (``sys.argv``: the index, the queries, where to write)."""
+    db, queries, answer = Path(sys.argv[1]), np.load(sys.argv[2]), Path(sys.argv[3])
+    phase, _, expansion = phase.partition(" ")
+    searcher = _GraphSearch(db) if store == "graph" else _VecSearch(db)
+    if isinstance(searcher, _GraphSearch) and expansion:
+        assert searcher.index.graph is not None
+        searcher.index.graph.expansion_search = int(expansion)
+    started = time.perf_counter()
+    disk = searcher.prepare(build=phase == "build")
+    prepare_s = time.perf_counter() - started
+    result: dict[str, Any] = {f"{phase}_s": prepare_s, f"{phase}_rss_mib": _rss_mib()}
+    if phase == "build":
+        result["disk_mib"] = disk / 2**20
+    else:
+        latencies, top = [], []
+        for query in queries:
+            started = time.perf_counter()
+            found = searcher.search(query, CANDIDATES)
+            latencies.append(time.perf_counter() - started)
+            top.append(found[:10])
+        result |= {
+            "p50_ms": 1000 * float(np.percentile(latencies, 50)),
+            "p95_ms": 1000 * float(np.percentile(latencies, 95)),
+            "query_rss_mib": _rss_mib(),
+            "top": top,
+        }
+    answer.write_text(json.dumps(result), encoding="utf-8")
+
+
+class _GraphSearch:
+    def __init__(self, db: Path) -> None:
+        self.index = SqliteIndex(db, graph_min_chunks=0)
+
+    def prepare(self, build: bool) -> int:
+        assert self.index.graph is not None
+        if build:
+            for old in self.index.graph.files():
+                old.unlink()
+        self.index.graph.synced()
+        return sum(path.stat().st_size for path in self.index.graph.files())
+
+    def search(self, vector: Vectors, k: int) -> list[int]:
+        return [chunk_id for chunk_id, _ in self.index.dense_search(vector, None, k)]
+
+
+class _VecSearch:
+    """sqlite-vec's vec0 table (brute force) in a file of its own, filled from the chunks."""
+
+    def __init__(self, db: Path) -> None:
+        import apsw  # type: ignore[import-not-found]  # noqa: PLC0415  (optional: loads extensions)
+        import sqlite_vec  # type: ignore[import-untyped]  # noqa: PLC0415  (ships no types)
+
+        self.source = db
+        self.path = db.with_suffix(".vec.db")
+        self.db = apsw.Connection(str(self.path))
+        self.db.enable_load_extension(True)
+        self.db.load_extension(sqlite_vec.loadable_path())
+
+    def prepare(self, build: bool) -> int:
+        if build:
+            self.db.execute("DROP TABLE IF EXISTS chunks_vec")
+            self.db.execute("CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[384])")
+            with closing(SqliteIndex(self.source)) as index:
+                for ids, vectors in graph.vector_batches(index.db, "SELECT id, vector FROM chunks"):
+                    with self.db:
+                        self.db.executemany(
+                            "INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
+                            [(int(i), v.tobytes()) for i, v in zip(ids, vectors, strict=True)],
+                        )
+        return self.path.stat().st_size
+
+    def search(self, vector: Vectors, k: int) -> list[int]:
+        rows = self.db.execute(
+            "SELECT rowid FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+            (vector.astype(np.float32).tobytes(), k),
+        )
+        return [int(row[0]) for row in rows]
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def render(report: dict[str, Any]) -> str:
+    settings, stores, parameters = report["settings"], report["stores"], report["graph_parameters"]
+    rows = [
+        [
+            store,
+            f"{row['p50_ms']:.2f}",
+            f"{row['p95_ms']:.2f}",
+            f"{row['recall_at_10']:.3f}",
+            f"{row['query_rss_mib']:.0f}",
+            f"{row['query_s']:.1f}",
+            f"{row['build_s']:.0f}",
+            f"{row['build_rss_mib']:.0f}",
+            f"{row['disk_mib']:.0f}",
+        ]
+        for store, row in stores.items()
+    ]
+    return "\n".join(
+        [
+            "# Corpus-wide search at scale",
+            "",
+            "Written by `make bench-scale` (`edgar-rag dev bench scale`) from `docs/scale.json`, "
+            "on a 2-core machine other work shares, under `nice`.",
+            "",
+            f"A synthetic index of {report['chunks']:,} chunks: the real index's "
+            f"{report['source_chunks']:,} chunks (text, full-text index, MiniLM vectors) "
+            "replicated under made-up CIKs, each vector with Gaussian noise (standard deviation "
+            f"{settings['noise']} a coordinate) and normalised again; {report['tables_s']:.0f} s "
+            f"to write, {report['sqlite_mib']:,.0f} MiB of SQLite. {report['queries']} queries: "
+            f"every {settings['query_every']}th question of the retrieval, golden and narrative "
+            f"sets, embedded. Each asks for the {CANDIDATES} dense candidates a corpus-wide search "
+            "asks for; recall@10 is of their top 10 against an exact scan of the chunks table "
+            f"({1000 * report['exact_scan_s_per_query']:.0f} ms a query, amortised over all "
+            "queries in one scan).",
+            "",
+            *table(
+                [
+                    "store",
+                    "P50 ms",
+                    "P95 ms",
+                    "recall@10",
+                    "query RSS MiB",
+                    "open s",
+                    "build s",
+                    "build RSS MiB",
+                    "disk MiB",
+                ],
+                rows,
+                align="l" + "r" * 8,
+            ),
+            "",
+            "- *graph*: the HNSW graph (usearch) beside the SQLite file, the store's corpus-wide "
+            f"search from {GRAPH_MIN_CHUNKS:,} chunks: f16 vectors, connectivity "
+            f"{parameters['connectivity']}, expansion {parameters['expansion_add']} on insert "
+            "and as the row says on search (the store's default: "
+            f"{parameters['expansion_search']}), {parameters['oversample']}x the candidates "
+            "asked, scored again exactly from the chunks table. One graph, built once (*build "
+            "s*: reading the vectors from the chunks table, building, saving); each row is a new "
+            "query process (*open s*: loading the graph file with its CRC check). The disk "
+            "column is the graph file alone.",
+            "- *sqlite-vec*: a `vec0` table of float32 vectors in a file of its own (0.1.x "
+            "compares the query with every row: exact, no approximate index).",
+            "",
+            *_verdict(stores, parameters["expansion_search"]),
+        ]
+    )
+
+
+def _verdict(stores: dict[str, Any], expansion: int) -> list[str]:
+    graph_row, vec_row = stores.get(f"graph, expansion {expansion}"), stores.get("sqlite-vec")
+    if graph_row is None or vec_row is None:
+        return []
+    return [
+        f"The store keeps the graph: at its default expansion ({expansion}) a corpus-wide "
+        f"search takes {graph_row['p50_ms']:.1f} ms at the median with recall@10 "
+        f"{graph_row['recall_at_10']:.3f}, where sqlite-vec takes {vec_row['p50_ms']:.0f} ms.",
+        "",
+    ]
