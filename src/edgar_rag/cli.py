@@ -93,9 +93,27 @@ main.add_command(dev)
 )
 @click.option("--tickers", "tickers", multiple=True, help="Only these tickers (several allowed).")
 @click.option("--years", "years", multiple=True, type=int, help="Only these fiscal years.")
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    help="Run each filing as a task on this Dask scheduler (tcp://host:8786), or 'local' for "
+    "a cluster on this machine; writes to EDGAR_RAG_DATABASE_URL.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    default=2,
+    show_default=True,
+    help="One-thread workers of --cluster local.",
+)
 @db_option
 def ingest(
-    paths: tuple[Path, ...], tickers: tuple[str, ...], years: tuple[int, ...], db: Path | None
+    paths: tuple[Path, ...],
+    tickers: tuple[str, ...],
+    years: tuple[int, ...],
+    cluster: str | None,
+    workers: int,
+    db: Path | None,
 ) -> None:
     """Index 10-K filings from local files, or from SEC EDGAR when no --from is given."""
     from edgar_rag.api import open_index, require_every_request_met  # noqa: PLC0415
@@ -105,7 +123,8 @@ def ingest(
         raise click.UsageError("give --from PATH, or --tickers (with --years) to fetch from EDGAR")
     with open_index(db) as index:
         sources = index.find_sources(*paths, tickers=tickers, years=years)
-        results = _run_with_progress(index.ingest_each(sources, tickers, years), len(sources))
+        each = index.ingest_each(sources, tickers, years, cluster=cluster, workers=workers)
+        results = _run_with_progress(each, len(sources))
     require_every_request_met(results, tickers, years)
     if any(r.outcome is Outcome.REFUSED for r in results):
         sys.exit(1)
