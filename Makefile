@@ -84,6 +84,13 @@ bench-load: build/corpus.db
 	$(BIN)/edgar-rag dev bench load --index build/corpus.db --model-dir build/cache \
 	  --tape build/bench/load-tape.jsonl --out docs/performance.json
 
+# Ingest through a local Dask cluster (two one-thread workers) against one plain process, on the
+# sample, into docs/cluster.* (needs the cluster extra; the engines' own figures come from
+# `python -m edgar_rag.bench.engines dask|ray docs/cluster.json` in a venv of each).
+.PHONY: bench-cluster
+bench-cluster: setup
+	$(BIN)/edgar-rag dev bench cluster --out docs/cluster.json
+
 corpus: setup
 	$(BIN)/edgar-rag dev bench corpus --corpus $(CORPUS) --out docs/ingest.json
 

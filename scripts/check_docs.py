@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from edgar_rag.bench import corpus, items, pdf_readers, report
+from edgar_rag.bench import cluster, corpus, items, pdf_readers, report
 from edgar_rag.eval import computed_answers, financebench
 from edgar_rag.eval import render as evaluations
 
@@ -36,6 +36,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "performance.md": lambda: report.render_performance(_json("performance.json")),
     "scaling.md": lambda: report.render_scaling(_json("performance.json")),
     "computed.md": lambda: computed_answers.render(_json("computed.json")),
+    "cluster.md": lambda: cluster.render(_json("cluster.json")),
 }
 
 

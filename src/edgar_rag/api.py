@@ -278,7 +278,7 @@ def _index_on_cluster(
         ) from exc
     tools = WorkerTools(
         open_store=partial(compose.open_index, settings),
-        # One thread per worker: a worker is a process per core (docs/scaling.md).
+        # One thread per worker: a worker is a process per core (docs/cluster.md).
         build_embedder=partial(
             compose.build_embedder, settings.embedder, settings.model_dir, threads=1
         ),
