@@ -173,3 +173,19 @@ def test_ingest_on_a_local_cluster_from_the_command(
     assert first.output.count("indexed ") == 3
     assert again.exit_code == 0, again.output
     assert again.output.count("unchanged ") == 3
+
+
+@pytest.mark.postgres
+@pytest.mark.usefixtures("dask")
+def test_a_scheduler_that_does_not_answer_is_one_line(
+    postgres_url: str, sample_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EDGAR_RAG_DATABASE_URL", postgres_url)
+    monkeypatch.setenv("EDGAR_RAG_EMBEDDER", "hashing")
+    args = ["ingest", "--from", str(sample_dir / "filings"), "--cluster", "tcp://127.0.0.1:9"]
+
+    result = CliRunner().invoke(main, args)
+
+    assert result.exit_code == 1
+    assert "cannot reach the Dask cluster at tcp://127.0.0.1:9" in result.output
+    assert "Traceback" not in result.output
