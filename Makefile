@@ -27,7 +27,7 @@ $(BIN)/edgar-rag: pyproject.toml requirements.lock
 	touch $@
 
 lock:
-	$(UV) pip compile pyproject.toml --extra dev --extra model --find-links $(FIND_LINKS) \
+	$(UV) pip compile pyproject.toml --extra dev --extra model --extra cluster --find-links $(FIND_LINKS) \
 	  --generate-hashes --python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
 	  --no-emit-find-links -o requirements.lock
 
@@ -98,6 +98,13 @@ SCALE_CHUNKS ?= 1000000
 bench-scale: build/corpus.db
 	nice -n 15 $(BIN)/edgar-rag dev bench scale --index build/corpus.db --chunks $(SCALE_CHUNKS) \
 	  --work build/scale --out docs/scale.json
+
+# Ingest through a local Dask cluster (two one-thread workers) against one plain process, on the
+# sample, into docs/cluster.* (needs the cluster extra; the engines' own figures come from
+# `python -m edgar_rag.bench.engines dask|ray docs/cluster.json` in a venv of each).
+.PHONY: bench-cluster
+bench-cluster: setup
+	$(BIN)/edgar-rag dev bench cluster --out docs/cluster.json
 
 corpus: setup
 	$(BIN)/edgar-rag dev bench corpus --corpus $(CORPUS) --out docs/ingest.json

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from edgar_rag.bench import corpus, items, pdf_readers, report, scale
+from edgar_rag.bench import cluster, corpus, items, pdf_readers, report, scale
 from edgar_rag.eval import computed_answers, financebench
 from edgar_rag.eval import render as evaluations
 
@@ -37,6 +37,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "scaling.md": lambda: report.render_scaling(_json("performance.json")),
     "computed.md": lambda: computed_answers.render(_json("computed.json")),
     "scale.md": lambda: scale.render(_json("scale.json")),
+    "cluster.md": lambda: cluster.render(_json("cluster.json")),
 }
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from edgar_rag.errors import NotFoundError
+from edgar_rag.errors import ConfigError, NotFoundError
 
 if TYPE_CHECKING:
     from edgar_rag.answer.answerer import Answerer
@@ -222,23 +222,41 @@ class Index:
         sources: Iterable[FilingSource],
         tickers: Iterable[str] = (),
         years: Iterable[int] = (),
+        *,
+        cluster: str | None = None,
+        workers: int = 2,
     ) -> Iterator[IngestResult]:
         """Index each source, yielding its result as soon as it is stored (each filing in one
-        transaction; an unchanged one is skipped, one that is not a 10-K refused with a reason)."""
+        transaction; an unchanged one is skipped, one that is not a 10-K refused with a reason).
+
+        ``cluster``: run each filing as a task on the Dask cluster at this address (``local``
+        starts ``workers`` one-thread workers here for the run); the index must be PostgreSQL,
+        which every worker writes to, and Dask installed (the ``cluster`` extra)."""
         from edgar_rag.compose import build_embedder  # noqa: PLC0415
-        from edgar_rag.ingest.indexer import index_filings  # noqa: PLC0415
 
         embedder = build_embedder(self.settings.embedder, self.settings.model_dir)
         wanted = _wanted(_tickers(tickers), tuple(years))
-        yield from index_filings(sources, self.store, embedder, wanted=wanted)
+        if cluster is None:
+            from edgar_rag.ingest.indexer import index_filings  # noqa: PLC0415
+
+            yield from index_filings(sources, self.store, embedder, wanted=wanted)
+            return
+        self.store.ensure_embedder(embedder.identity)
+        yield from _index_on_cluster(self.settings, sources, cluster, wanted, workers)
 
     def ingest(
-        self, *paths: str | Path, tickers: Iterable[str] = (), years: Iterable[int] = ()
+        self,
+        *paths: str | Path,
+        tickers: Iterable[str] = (),
+        years: Iterable[int] = (),
+        cluster: str | None = None,
+        workers: int = 2,
     ) -> list[IngestResult]:
-        """Find the filings (``find_sources``), index them all, and raise NotFoundError after
-        when a ticker or year asked for is in none of them."""
+        """Find the filings (``find_sources``), index them all (on ``cluster``, as for
+        ``ingest_each``), and raise NotFoundError after when a ticker or year asked for is in
+        none of them."""
         sources = self.find_sources(*paths, tickers=tickers, years=years)
-        results = list(self.ingest_each(sources, tickers, years))
+        results = list(self.ingest_each(sources, tickers, years, cluster=cluster, workers=workers))
         require_every_request_met(results, tickers, years)
         return results
 
@@ -252,6 +270,37 @@ class Index:
             for ticker in tickers
             for filing in client.annual_reports(companies[ticker], years)
         ]
+
+
+def _index_on_cluster(
+    settings: Settings,
+    sources: Iterable[FilingSource],
+    address: str,
+    wanted: Callable[[FilingMeta], str | None],
+    workers: int,
+) -> Iterator[IngestResult]:
+    from functools import partial  # noqa: PLC0415
+
+    from edgar_rag import compose  # noqa: PLC0415
+
+    if settings.database_url is None:
+        raise ConfigError(
+            "--cluster writes from every worker to PostgreSQL: set EDGAR_RAG_DATABASE_URL"
+        )
+    try:
+        from edgar_rag.ingest.cluster import WorkerTools, index_on_cluster  # noqa: PLC0415
+    except ImportError as exc:
+        raise ConfigError(
+            f"--cluster needs Dask distributed ({exc}): pip install 'edgar-rag[cluster]'"
+        ) from exc
+    tools = WorkerTools(
+        open_store=partial(compose.open_index, settings),
+        # One thread per worker: a worker is a process per core (docs/cluster.md).
+        build_embedder=partial(
+            compose.build_embedder, settings.embedder, settings.model_dir, threads=1
+        ),
+    )
+    yield from index_on_cluster(sources, address, tools, wanted, workers=workers)
 
 
 def require_every_request_met(

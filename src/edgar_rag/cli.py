@@ -123,12 +123,27 @@ main.add_command(dev)
 )
 @click.option("--tickers", "tickers", multiple=True, help="Only these tickers (several allowed).")
 @click.option("--years", "years", multiple=True, type=int, help="Only these fiscal years.")
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    help="Run each filing as a task on this Dask scheduler (tcp://host:8786), or 'local' for "
+    "a cluster on this machine; writes to EDGAR_RAG_DATABASE_URL.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    default=2,
+    show_default=True,
+    help="One-thread workers of --cluster local.",
+)
 @db_option
 @json_option
 def ingest(
     paths: tuple[Path, ...],
     tickers: tuple[str, ...],
     years: tuple[int, ...],
+    cluster: str | None,
+    workers: int,
     db: Path | None,
     as_json: bool,
 ) -> None:
@@ -144,9 +159,8 @@ def ingest(
     lines = sys.stderr if as_json else sys.stdout
     with open_index(db) as index:
         sources = index.find_sources(*paths, tickers=tickers, years=years)
-        results = _run_with_progress(
-            index.ingest_each(sources, tickers, years), len(sources), lines
-        )
+        each = index.ingest_each(sources, tickers, years, cluster=cluster, workers=workers)
+        results = _run_with_progress(each, len(sources), lines)
     if as_json:
         from edgar_rag.service.models import IngestResultJson  # noqa: PLC0415
 

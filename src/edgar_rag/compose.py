@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from edgar_rag.retrieve.search import Searcher
 
 
-def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
+def build_embedder(name: EmbedderName, cache_dir: Path, threads: int = 2) -> Embedder:
     from edgar_rag.index.embedders import (  # noqa: PLC0415
         HashingEmbedder,
         MiniLMEmbedder,
@@ -38,8 +38,10 @@ def build_embedder(name: EmbedderName, cache_dir: Path) -> Embedder:
     if name == "hashing":
         return HashingEmbedder()
     if name == "minilm":
-        return MiniLMEmbedder()
-    return OnnxMiniLMEmbedder(cache_dir / "embedders", quantize=name == "minilm-int8")
+        return MiniLMEmbedder(threads=threads)
+    return OnnxMiniLMEmbedder(
+        cache_dir / "embedders", threads=threads, quantize=name == "minilm-int8"
+    )
 
 
 def open_index(settings: Settings) -> FilingStore:

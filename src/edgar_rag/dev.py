@@ -12,9 +12,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import click
+
+if TYPE_CHECKING:
+    from edgar_rag.config import EmbedderName
 
 Decorated = TypeVar("Decorated", bound=Callable[..., None])
 
@@ -203,6 +206,27 @@ def bench_ingest(corpus: Path, index: Path, cache: Path, out: Path) -> None:
     from edgar_rag.bench.ingest import measure_ingest  # noqa: PLC0415
 
     measure_ingest(corpus, index, cache, out)
+
+
+@bench.command(name="cluster")
+@path_option("--filings", "src/edgar_rag/sample/filings", "The filings to index both ways.")
+@click.option(
+    "--embedder",
+    "embedders",
+    multiple=True,
+    type=click.Choice(["hashing", "minilm-onnx", "minilm", "minilm-int8"]),
+    default=("hashing", "minilm-onnx"),
+    show_default=True,
+    help="Embedders to measure with (repeatable).",
+)
+@embedder_cache_option
+@path_option("--out", "docs/cluster.json", "The figures; docs/cluster.md is rendered from them.")
+def bench_cluster(filings: Path, embedders: tuple[str, ...], cache: Path, out: Path) -> None:
+    """Ingest through a local Dask cluster against one plain process (`make bench-cluster`)."""
+    from edgar_rag.bench.cluster import measure_cluster_ingest  # noqa: PLC0415
+
+    names = [cast("EmbedderName", name) for name in embedders]
+    measure_cluster_ingest(filings, names, cache, out)
 
 
 @bench.command(name="model")

@@ -79,8 +79,7 @@ def index_filings(
         try:
             yield _index_one(source, index, embedder, wanted, parse)
         except EdgarRagError as error:
-            log.warning("filing_refused", extra={"source": source.name, "reason": str(error)})
-            yield IngestResult(source.name, Outcome.REFUSED, reason=_reason(error, source.name))
+            yield refused(source.name, error)
 
 
 def _index_one(
@@ -92,39 +91,67 @@ def _index_one(
 ) -> IngestResult:
     started = time.perf_counter()
     raw = source.load()
+    return index_raw(
+        source.name, raw, index, embedder, wanted, parse, load_s=time.perf_counter() - started
+    )
+
+
+def index_raw(
+    name: str,
+    raw: RawFiling,
+    index: IndexWriter,
+    embedder: Embedder,
+    wanted: Callable[[FilingMeta], str | None] = lambda meta: None,
+    parse: Callable[[RawFiling], ParsedFiling] = ingest_filing,
+    *,
+    load_s: float = 0.0,
+) -> IngestResult:
+    """Parse, embed and store one loaded filing, unless these bytes are indexed already.
+
+    The filing is written in one transaction, so a run killed anywhere leaves it whole or
+    absent, and a rerun of the same bytes (a task retried after its worker died) finds it by
+    its sha256 instead of writing it twice.
+    """
+    started = time.perf_counter()
     stored = index.stored_filing(hashlib.sha256(raw.content).hexdigest())
     if stored is not None:
-        return IngestResult(source.name, Outcome.UNCHANGED, "already indexed (same sha256)", stored)
+        return IngestResult(name, Outcome.UNCHANGED, "already indexed (same sha256)", stored)
     loaded = time.perf_counter()
     try:
         parsed = parse(raw)
     except RecursionError as exc:
-        raise ParseError(f"{source.name}: the HTML is nested too deeply to read") from exc
+        raise ParseError(f"{name}: the HTML is nested too deeply to read") from exc
     parsed_at = time.perf_counter()
     skip = wanted(parsed.meta)
     if skip is not None:
-        return IngestResult(source.name, Outcome.SKIPPED, reason=skip, meta=parsed.meta)
+        return IngestResult(name, Outcome.SKIPPED, reason=skip, meta=parsed.meta)
     vectors = embed_chunks(parsed.chunks, embedder)
     embedded = time.perf_counter()
     index.write_filing(parsed, vectors)
     written = time.perf_counter()
     log.info(
         "filing_ingested",
-        extra={"source": source.name, "chunks": len(parsed.chunks), "facts": len(parsed.facts)},
+        extra={"source": name, "chunks": len(parsed.chunks), "facts": len(parsed.facts)},
     )
     return IngestResult(
-        source.name,
+        name,
         Outcome.INDEXED,
         meta=parsed.meta,
         chunks=len(parsed.chunks),
         facts=len(parsed.facts),
         seconds={
-            "load": loaded - started,
+            "load": load_s + loaded - started,
             "parse": parsed_at - loaded,
             "embed": embedded - parsed_at,
             "store": written - embedded,
         },
     )
+
+
+def refused(name: str, error: EdgarRagError) -> IngestResult:
+    """The result of a filing that could not be read or is not a 10-K, with the error's reason."""
+    log.warning("filing_refused", extra={"source": name, "reason": str(error)})
+    return IngestResult(name, Outcome.REFUSED, reason=_reason(error, name))
 
 
 def embed_chunks(chunks: Sequence[Chunk], embedder: Embedder) -> Vectors:
