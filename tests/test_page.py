@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, Route, expect, sync_playwright
 
+from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.answer.tapes import TapeGenerator
@@ -85,22 +86,30 @@ def chromium_page() -> Iterator[Page]:
             browser.close()
 
 
+@contextmanager
+def served_page(index: SqliteIndex, answering: Answerer) -> Iterator[tuple[Page, list[str]]]:
+    """The page of the service over ``index`` and ``answering``, open in Chromium, with the
+    page's errors and console errors gathered for the test to assert none."""
+    problems: list[str] = []
+    with (
+        chromium_page() as page,
+        serve_in_thread(
+            create_app(Services(index, Searcher(index, HashingEmbedder()), answering))
+        ) as url,
+    ):
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on("console", lambda message: _note_console_error(message, problems))
+        page.goto(url)
+        yield page, problems
+
+
 @pytest.mark.browser
 def test_a_replayed_answer_opens_its_quote_inside_its_item(
     index: SqliteIndex, tape: tuple[Path, str], tmp_path: Path
 ) -> None:
     recorded, cited_item = tape
     replay = answerer(index, TapeGenerator(None, recorded, "replay"))
-    problems: list[str] = []
-    with (
-        chromium_page() as page,
-        serve_in_thread(
-            create_app(Services(index, Searcher(index, HashingEmbedder()), replay))
-        ) as url,
-    ):
-        page.on("pageerror", lambda error: problems.append(str(error)))
-        page.on("console", lambda message: _note_console_error(message, problems))
-        page.goto(url)
+    with served_page(index, replay) as (page, problems):
         expect(page.locator("#status")).to_contain_text("model scripted")
         page.select_option("#company", "ticker:AAPL")
         expect(page.locator("#year option")).to_have_count(2)
@@ -143,16 +152,7 @@ def test_a_computed_answer_shows_its_formula_with_each_operand_cited(
         answerer(index, ScriptedGenerator([])),
         computed=ComputedAnswers(index, load_library()),
     )
-    problems: list[str] = []
-    with (
-        chromium_page() as page,
-        serve_in_thread(
-            create_app(Services(index, Searcher(index, HashingEmbedder()), computing))
-        ) as url,
-    ):
-        page.on("pageerror", lambda error: problems.append(str(error)))
-        page.on("console", lambda message: _note_console_error(message, problems))
-        page.goto(url)
+    with served_page(index, computing) as (page, problems):
         page.select_option("#company", "ticker:AAPL")
         page.select_option("#year", "2025")
         page.fill("#question", "What was Apple's fixed asset turnover ratio in fiscal 2025?")
@@ -233,16 +233,7 @@ def test_the_draft_shows_as_it_comes_marked_unverified_then_the_checked_answer_r
             lambda prompt: SALES_ANSWER.format(marker=marker_of(prompt, "416,161")),
         ]
     )
-    problems: list[str] = []
-    with (
-        chromium_page() as page,
-        serve_in_thread(
-            create_app(Services(index, Searcher(index, HashingEmbedder()), answerer(index, model)))
-        ) as url,
-    ):
-        page.on("pageerror", lambda error: problems.append(str(error)))
-        page.on("console", lambda message: _note_console_error(message, problems))
-        page.goto(url)
+    with served_page(index, answerer(index, model)) as (page, problems):
         page.select_option("#company", "ticker:AAPL")
         page.select_option("#year", "2025")
         page.fill("#question", SALES_2025)
