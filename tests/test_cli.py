@@ -329,6 +329,18 @@ def test_an_expected_error_is_its_one_line_and_writes_no_log(
     assert not (tmp_path / "user-cache" / "edgar-rag" / "edgar-rag.log").exists()
 
 
+def test_a_file_that_is_no_index_is_one_line_naming_it(run: CliRunner, tmp_path: Path) -> None:
+    garbage = tmp_path / "notes.db"
+    garbage.write_text("not a database\n" * 100)
+    for command in (["filings"], ["search", "revenue"]):
+        result = run.invoke(main, [*command, "--db", str(garbage)])
+        assert result.exit_code == 1
+        assert result.stderr == (
+            f"Error: {garbage} is not an edgar-rag index: file is not a database\n"
+        )
+    assert garbage.read_text() == "not a database\n" * 100
+
+
 def test_the_model_assembly_off_a_terminal_is_one_final_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -168,10 +168,14 @@ class SqliteIndex:
         except sqlite3.Error as exc:
             raise SourceError(f"cannot open the index {self.path}: {exc}") from exc
         self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA foreign_keys = ON")
-        self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA synchronous = NORMAL")
-        self._migrate()
+        try:
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:  # a file that is no SQLite database, or is damaged
+            self.db.close()
+            raise SourceError(f"{self.path} is not an edgar-rag index: {exc}") from exc
         self._matrices: dict[int | None, tuple[npt.NDArray[np.int64], Vectors]] = {}
         self._facts: dict[int, list[FactRef]] = {}
         self._generation = self._data_version()
