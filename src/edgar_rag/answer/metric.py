@@ -72,7 +72,7 @@ def figure_names_metric(
             if not any(supports(p, c) for p in printed for c in claims):
                 continue
             if counted is not None:
-                if _counts(line, claims, counted):
+                if _counts(line, printed, claims, counted):
                     return True
                 continue
             if " | " not in line and not _backing_sentences(line, claims, words):
@@ -109,8 +109,11 @@ def _backing_sentences(line: str, claims: Sequence[Figure], words: Sequence[str]
     ]
 
 
-def _counts(line: str, claims: Sequence[Figure], counted: str) -> bool:
-    """The ``line`` prints a claimed count of what is ``counted``: a table row whose label
+def _counts(
+    line: str, printed: Sequence[PrintedFigure], claims: Sequence[Figure], counted: str
+) -> bool:
+    """The ``line`` (whose figures are ``printed``) prints a claimed count of what is
+    ``counted``: a table row whose label
     names it, or a sentence that prints the figure (no percentage, no change "by" so much) with
     a word for it among the few words after it or before it, or, for the sentence's first
     figure, among the words its sentence opens with. A percentage or an amount of money is no
@@ -120,14 +123,14 @@ def _counts(line: str, claims: Sequence[Figure], counted: str) -> bool:
         label = line.split(" | ", maxsplit=1)[0].rpartition(":")[2]
         return any(
             nouns & text_stems(f"{label} {cell.header or ''}")
-            for cell in passage_figures(line)
+            for cell in printed
             if not _MONEY.search(cell.figure.text) and any(supports(cell, c) for c in claims)
         )
     for sentence in PROSE_SENTENCE.split(line):
         counts = [f for f in find_figures(sentence) if not (f.is_percent or _MONEY.search(f.text))]
         for first, figure in enumerate(counts):
-            printed = PrintedFigure(figure, (), header=None, label=None)
-            if not any(supports(printed, claim) for claim in claims):
+            said_here = PrintedFigure(figure, (), header=None, label=None)
+            if not any(supports(said_here, claim) for claim in claims):
                 continue
             before = lower_words(sentence[: figure.start])
             if _CHANGE_BY.search(" ".join(before[-_HEDGED:])):

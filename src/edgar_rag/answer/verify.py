@@ -136,11 +136,12 @@ def verify_answer(
     of the years asked; both corrections are recorded in the verdict.
     """
     text = "\n".join(markers_last(line) for line in text.split("\n"))
-    text, attributed = _attributed(text, passages)
+    held = {marker: _content_words(passage) for marker, passage in passages.items()}
+    text, attributed = _attributed(text, held)
     cited = tuple(m for m in markers_in(text) if m in passages)
     if not text.strip():
         return Verdict(False, Reason.NO_VALID_CITATION, "the answer is empty", cited, text)
-    text, requoted, ungrounded = _grounded(text, passages)
+    text, requoted, ungrounded = _grounded(text, held)
     if ungrounded is not None:
         return Verdict(False, Reason.UNSUPPORTED_CLAIM, ungrounded, cited, text)
     printed = {marker: passage_figures(passage) for marker, passage in passages.items()}
@@ -196,13 +197,12 @@ def _cite(sentence: str, markers: str) -> str:
     return f"{sentence[: len(sentence) - len(stop)].rstrip()} {markers}{stop}"
 
 
-def _attributed(text: str, passages: Mapping[int, str]) -> tuple[str, bool]:
+def _attributed(text: str, held: Mapping[int, frozenset[str]]) -> tuple[str, bool]:
     """``text`` with each sentence that cites no passage, where it needs one (it states a
     figure, it is long, or the answer cites nothing at all), citing the first given passage
     that holds nearly all its words: the model quoted or closely paraphrased it and left out
     the marker ("Amazon is organized into three segments ... . These segments reflect ... [1]").
-    Whether any sentence was cited so."""
-    held = {marker: _content_words(passage) for marker, passage in passages.items()}
+    ``held`` is each given passage's content words. Whether any sentence was cited so."""
     bare = not markers_in(text)
     shown, attributed = text, False
     for sentence in split_sentences(text):
@@ -227,14 +227,13 @@ def _attributed(text: str, passages: Mapping[int, str]) -> tuple[str, bool]:
 
 
 def _grounded(
-    text: str, passages: Mapping[int, str]
+    text: str, held: Mapping[int, frozenset[str]]
 ) -> tuple[str, list[tuple[int, int]], str | None]:
     """``text`` with each sentence without figures that cites a passage holding few of its
     words citing instead the given passage that holds nearly all of them (the model quoted
     passage 2 and wrote [1]); a failure's detail when such a sentence shares almost no words
     with the passages it cites and no passage holds it (a claim the passages do not make).
     Figures are left to the figure checks."""
-    held = {marker: _content_words(passage) for marker, passage in passages.items()}
     shown, requoted = text, []
     for sentence in split_sentences(text):
         given = [m for m in markers_in(sentence) if m in held]

@@ -101,8 +101,8 @@ def _item_plan(question: str, library: MetricLibrary) -> tuple[Expr, ResultUnit,
     share = _SHARE_OF_REVENUE.search(question) is not None
     if not share and _ASKS_SHARE.search(question):
         return None  # "what share of its revenue comes from its largest customer": no line item
-    if _ASKS_EFFECT.search(question) or _NOT_REVENUE.search(question):
-        return None  # what a segment took off operating profit; a rate of employees leaving
+    if _ASKS_EFFECT.search(question):
+        return None  # what a segment took off operating profit: not operating profit
     if share:
         items = [i for i in items if i.key != "revenue"]
     if len(items) != 1 or items[0].unit not in _ITEM_UNITS:
@@ -137,10 +137,6 @@ _ASKS_EFFECT = re.compile(
 )
 """An effect of something on a line item asked for ("how much did Reality Labs reduce its
 operating profit"): what the line item's own figure never answers."""
-_NOT_REVENUE = re.compile(
-    r"\b(?:employees?|workforce|staff|personnel|voluntary|people)\s+turnover\b", re.IGNORECASE
-)
-"""Turnover that counts people leaving, not sales."""
 _GROWTH = re.compile(
     r"\b(?:grow|grew|grown|growth|percent(?:age)?\s+change|%\s*change|year-over-year\s+change)\b",
     re.IGNORECASE,
