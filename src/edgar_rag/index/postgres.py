@@ -2,7 +2,9 @@
 
 Chunks carry a ``vector`` column searched with HNSW across the corpus and exactly (a B-tree on
 the filing, then a sort) within one filing, and a generated ``tsvector`` with a GIN index for
-lexical search. Each filing is written in one transaction. The database records which embedder
+lexical search. The chunks table is hash-partitioned by CIK (``PARTITIONS`` partitions, each with
+its own HNSW index), its distribution column should it move to Citus; a search within one filing
+reads one partition. Each filing is written in one transaction. The database records which embedder
 built it and refuses vectors from another.
 """
 
@@ -107,16 +109,82 @@ _M002_ROW_FIGURES = """
     ALTER TABLE filings ADD COLUMN statements TEXT NOT NULL DEFAULT '[]';
 """
 
+PARTITIONS = 8
+"""Hash partitions of the chunks table on its ``cik`` column."""
+
+# Chunks are hash-partitioned by CIK, their distribution column: the primary key and the unique
+# key include it, and their one foreign key goes to filings, which stays whole (in Citus, a
+# reference table), so ``create_distributed_table('chunks', 'cik')`` would take the table as it
+# is. A filing without a CIK files its chunks under CIK 0, which the SEC assigns to no one. The
+# rows keep their ids; the embedding keeps its type, and its HNSW index (one per partition) is
+# built again when the embedder is recorded.
+_M003_CHUNKS_BY_CIK = """
+    ALTER TABLE chunks RENAME TO chunks_whole;
+    ALTER INDEX chunks_by_filing RENAME TO chunks_whole_by_filing;
+    ALTER INDEX chunks_by_lexeme RENAME TO chunks_whole_by_lexeme;
+    ALTER INDEX chunks_pkey RENAME TO chunks_whole_pkey;
+    ALTER TABLE chunks_whole RENAME CONSTRAINT chunks_filing_id_fkey TO chunks_whole_filing_id_fkey;
+    DROP INDEX IF EXISTS chunks_by_embedding;
+    CREATE TABLE chunks (
+        id BIGINT GENERATED ALWAYS AS IDENTITY,
+        cik BIGINT NOT NULL,
+        filing_id BIGINT NOT NULL REFERENCES filings (id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        item TEXT NOT NULL, title TEXT NOT NULL,
+        start INTEGER NOT NULL, "end" INTEGER NOT NULL,
+        kind TEXT NOT NULL, text TEXT NOT NULL,
+        embedding vector NOT NULL,
+        lexemes TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', text)) STORED,
+        PRIMARY KEY (id, cik)
+    ) PARTITION BY HASH (cik);
+    DO $$
+    DECLARE
+        typed TEXT := (
+            SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+            WHERE attrelid = 'chunks_whole'::regclass AND attname = 'embedding'
+        );
+        next_id BIGINT := (SELECT coalesce(max(id), 0) + 1 FROM chunks_whole);
+    BEGIN
+        FOR remainder IN 0..LAST_PARTITION LOOP
+            EXECUTE format(
+                'CREATE TABLE chunks_%s PARTITION OF chunks '
+                'FOR VALUES WITH (MODULUS PARTITIONS, REMAINDER %s)', remainder, remainder
+            );
+        END LOOP;
+        EXECUTE format('ALTER TABLE chunks ALTER COLUMN embedding TYPE %s', typed);
+        EXECUTE format('ALTER TABLE chunks ALTER COLUMN id RESTART WITH %s', next_id);
+    END $$;
+    INSERT INTO chunks (id, cik, filing_id, ordinal, item, title, start, "end", kind, text,
+        embedding)
+    OVERRIDING SYSTEM VALUE
+    SELECT c.id, coalesce(f.cik, 0), c.filing_id, c.ordinal, c.item, c.title, c.start, c."end",
+        c.kind, c.text, c.embedding
+    FROM chunks_whole c JOIN filings f ON f.id = c.filing_id;
+    DROP TABLE chunks_whole;
+    CREATE UNIQUE INDEX chunks_by_filing ON chunks (filing_id, ordinal, cik);
+    CREATE INDEX chunks_by_lexeme ON chunks USING gin (lexemes);
+    DO $$
+    BEGIN
+        IF (SELECT atttypmod FROM pg_attribute
+            WHERE attrelid = 'chunks'::regclass AND attname = 'embedding') > 0 THEN
+            CREATE INDEX chunks_by_embedding ON chunks USING hnsw (embedding vector_cosine_ops);
+        END IF;
+    END $$;
+""".replace("LAST_PARTITION", str(PARTITIONS - 1)).replace(
+    "MODULUS PARTITIONS", f"MODULUS {PARTITIONS}"
+)
+
 MIGRATIONS: tuple[tuple[str, LiteralString], ...] = (
     ("m001_initial", _M001_INITIAL),
     ("m002_row_figures", _M002_ROW_FIGURES),
+    ("m003_chunks_by_cik", _M003_CHUNKS_BY_CIK),
 )
 """Named migrations, each run once, in order, inside its own transaction."""
 
 _MIGRATION_LOCK = 0x65646761  # any constant: serialises two processes migrating one database
 _EF_SEARCH = 100
 """HNSW candidate list for corpus-wide search; pgvector's default is 40 (at most 1000)."""
-_CHUNK_TYPES = ("int8", "int4", "text", "text", "int4", "int4", "text", "text", "vector")
+_CHUNK_TYPES = ("int8", "int8", "int4", "text", "text", "int4", "int4", "text", "text", "vector")
 
 
 class PostgresIndex:
@@ -243,11 +311,24 @@ class PostgresIndex:
                     for i, s in enumerate(parsed.sections)
                 ),
             )
+            cik = chunk_cik(meta.cik)
             _copy(
                 cursor,
-                'chunks (filing_id, ordinal, item, title, start, "end", kind, text, embedding)',
+                'chunks (cik, filing_id, ordinal, item, title, start, "end", kind, text, '
+                "embedding)",
                 (
-                    (filing_id, c.ordinal, c.item, c.title, c.start, c.end, c.kind.value, c.text, v)
+                    (
+                        cik,
+                        filing_id,
+                        c.ordinal,
+                        c.item,
+                        c.title,
+                        c.start,
+                        c.end,
+                        c.kind.value,
+                        c.text,
+                        v,
+                    )
                     for c, v in zip(parsed.chunks, matrix, strict=True)
                 ),
                 types=_CHUNK_TYPES,
@@ -269,7 +350,8 @@ class PostgresIndex:
                 f.form, f.years_reported, f.source, f.statements,
                 (SELECT count(*) FROM sections s WHERE s.filing_id = f.id AND s.item LIKE 'Item %%')
                     AS items,
-                (SELECT count(*) FROM chunks c WHERE c.filing_id = f.id) AS chunks,
+                (SELECT count(*) FROM chunks c
+                    WHERE c.filing_id = f.id AND c.cik = coalesce(f.cik, 0)) AS chunks,
                 (SELECT count(*) FROM facts x WHERE x.filing_id = f.id AND x.source = 'xbrl')
                     AS facts
             FROM filings f
@@ -283,6 +365,11 @@ class PostgresIndex:
         if row is None:
             raise NotFoundError(f"filing {filing_id} is not indexed")
         return meta_from_row(row)
+
+    def _cik_of(self, filing_id: int) -> int:
+        """The partition key of the filing's chunks (0 for a filing without a CIK, or none)."""
+        row = self.db.execute("SELECT cik FROM filings WHERE id = %s", (filing_id,)).fetchone()
+        return chunk_cik(row["cik"] if row is not None else None)
 
     def filing_text(self, filing_id: int) -> str:
         """The clean text of a filing, which citation offsets point into."""
@@ -311,8 +398,8 @@ class PostgresIndex:
         )
         rows = self.db.execute(
             'SELECT id, ordinal, item, title, start, "end", kind, text FROM chunks '
-            "WHERE filing_id = %s ORDER BY ordinal",
-            (filing_id,),
+            "WHERE filing_id = %s AND cik = %s ORDER BY ordinal",
+            (filing_id, chunk_cik(meta.cik)),
         ).fetchall()
         facts = tuple(
             fact_from_row(row)
@@ -371,10 +458,11 @@ class PostgresIndex:
             # cosine_distance() is not an indexable operator, so the planner cannot pick HNSW
             # (which filters after the fact and may return fewer than k rows): it reads only the
             # filing's rows (B-tree on filing_id, or a scan while the corpus is small) and sorts.
+            # The filing's CIK prunes the search to its one partition.
             rows = self.db.execute(
                 "SELECT id, 1 - cosine_distance(embedding, %s) AS cosine FROM chunks "
-                "WHERE filing_id = %s ORDER BY cosine DESC, id LIMIT %s",
-                (query, filing_id, k),
+                "WHERE filing_id = %s AND cik = %s ORDER BY cosine DESC, id LIMIT %s",
+                (query, filing_id, self._cik_of(filing_id), k),
             ).fetchall()
         else:
             # On a small corpus (1,500 chunks, analysed) the planner prefers an exact scan to HNSW.
@@ -397,8 +485,9 @@ class PostgresIndex:
         tsquery = sql.SQL(" || ").join(
             sql.SQL("plainto_tsquery('english', {})").format(sql.Placeholder()) for _ in terms
         )
-        scope = sql.SQL("AND filing_id = %s") if filing_id is not None else sql.SQL("")
-        parameters = [*terms, *([filing_id] if filing_id is not None else []), k]
+        scope = sql.SQL("AND filing_id = %s AND cik = %s") if filing_id is not None else sql.SQL("")
+        scoped = [filing_id, self._cik_of(filing_id)] if filing_id is not None else []
+        parameters = [*terms, *scoped, k]
         rows = self.db.execute(
             sql.SQL(
                 "SELECT id, ts_rank_cd(lexemes, q.query) AS rank "
@@ -424,8 +513,8 @@ class PostgresIndex:
             return {}
         rows = self.db.execute(
             'SELECT id, filing_id, ordinal, item, title, start, "end", kind, text '
-            "FROM chunks WHERE filing_id = %s AND ordinal = ANY(%s)",
-            (filing_id, list(ordinals)),
+            "FROM chunks WHERE filing_id = %s AND cik = %s AND ordinal = ANY(%s)",
+            (filing_id, self._cik_of(filing_id), list(ordinals)),
         ).fetchall()
         found = passages_from_rows(rows, self.filing_meta)
         return {passage.chunk.ordinal: passage for passage in found.values()}
@@ -435,8 +524,8 @@ class PostgresIndex:
         rows = self.db.execute(
             "SELECT f.concept, c.id AS chunk_id, f.period_end, f.dimensions, f.label FROM facts f "
             "JOIN chunks c ON c.filing_id = f.filing_id AND c.ordinal = f.chunk_ordinal "
-            "WHERE f.filing_id = %s",
-            (filing_id,),
+            "WHERE f.filing_id = %s AND c.cik = %s",
+            (filing_id, self._cik_of(filing_id)),
         ).fetchall()
         return [fact_ref_from_row(row) for row in rows]
 
@@ -448,6 +537,12 @@ class PostgresIndex:
         ).fetchall()
         found = {int(row["id"]): row["embedding"].to_numpy() for row in rows}
         return np.stack([found[i] for i in chunk_ids]).astype(np.float32)
+
+
+def chunk_cik(cik: int | None) -> int:
+    """The value of the chunks' ``cik`` column, their partition and distribution key: the
+    filing's CIK, or 0 (which the SEC assigns to no one) when it has none."""
+    return cik if cik is not None else 0
 
 
 def create_database(server_url: str, name: str) -> str:
