@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test browser docs-check bench bench-cli bench-load bench-model bench-scale corpus items retrieval computed answering narrative eval result eval-ci eval-baseline demo clean
+.PHONY: setup lock check lint test browser docs-check bench bench-cli bench-embedders bench-load bench-model bench-scale corpus items retrieval computed answering narrative eval result eval-ci eval-baseline demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -81,6 +81,9 @@ bench-cli: build/corpus.db
 
 # The local model process: weight repacking on and off side by side, then `edgar-rag ask` as a
 # new process, cold and warm, over the golden dev questions (docs/performance.*).
+bench-embedders: build/corpus.db
+	nice -n 10 $(BIN)/edgar-rag dev bench embedders --index build/corpus.db --out docs/performance.json
+
 bench-model: build/corpus.db
 	$(BIN)/edgar-rag dev bench model --index build/corpus.db --out docs/performance.json
 

