@@ -26,8 +26,11 @@ $(BIN)/edgar-rag: pyproject.toml requirements.lock
 	$(UV) pip install --python $(BIN)/python --no-deps -e .
 	touch $@
 
+# The lock holds every extra: `make setup` installs all that the tests need.
+ALL_EXTRAS := postgres serve mcp eval cluster model dev
+
 lock:
-	$(UV) pip compile pyproject.toml --extra dev --extra model --extra cluster --find-links $(FIND_LINKS) \
+	$(UV) pip compile pyproject.toml $(ALL_EXTRAS:%=--extra %) --find-links $(FIND_LINKS) \
 	  --generate-hashes --python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
 	  --no-emit-find-links -o requirements.lock
 

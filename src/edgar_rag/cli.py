@@ -20,6 +20,7 @@ import click
 from edgar_rag import __version__
 from edgar_rag.dev import corpus_option, dev
 from edgar_rag.errors import EdgarRagError, SourceError
+from edgar_rag.extras import missing_extra
 
 if TYPE_CHECKING:
     import logging
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 class EdgarRagGroup(click.Group):
     """Turns every EdgarRagError into one line on stderr and its exit code; never a traceback.
+    An optional part used without its extra is one such line, naming the extra to install.
 
     What the package logs goes to the log file (``log_file_path``); an unexpected exception, a
     bug, is logged there with its traceback, and the user reads one line naming the file."""
@@ -51,6 +53,11 @@ class EdgarRagGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except Exception as error:
+            missing = missing_extra(error) if isinstance(error, ImportError) else None
+            if missing is not None:
+                failure = click.ClickException(str(missing))
+                failure.exit_code = missing.exit_code  # type: ignore[misc]
+                raise failure from error
             log.exception("unexpected_failure", extra={"command": ctx.invoked_subcommand})
             raise click.ClickException(
                 f"internal error ({type(error).__name__}: {error}); "

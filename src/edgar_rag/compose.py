@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from edgar_rag.errors import ConfigError
+from edgar_rag.extras import missing_extra
 from edgar_rag.location import IndexLocation
 
 if TYPE_CHECKING:
@@ -56,8 +57,10 @@ def open_index(settings: Settings) -> FilingStore:
 def open_store(location: IndexLocation) -> FilingStore:
     """The store at ``location``: PostgreSQL when it has a URL, else the SQLite file."""
     if location.database_url is not None:
-        from edgar_rag.index.postgres import PostgresIndex  # noqa: PLC0415
-
+        try:
+            from edgar_rag.index.postgres import PostgresIndex  # noqa: PLC0415
+        except ImportError as error:  # the postgres extra is not installed
+            raise (missing_extra(error) or error) from error
         return PostgresIndex(location.database_url)
     from edgar_rag.index.sqlite import SqliteIndex  # noqa: PLC0415
 

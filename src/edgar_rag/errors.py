@@ -4,6 +4,7 @@
 
     EdgarRagError              exit_code = 1
     ├── ConfigError            a setting is missing or invalid (exit 2)
+    │   └── MissingExtraError  an optional part is used without the extra that installs it
     ├── SourceError            EDGAR, the model server or the database did not answer
     ├── ParseError             a filing arrived but could not be understood
     ├── NotFoundError          a ticker, CIK, year or filing the caller named does not exist
@@ -26,6 +27,11 @@ class ConfigError(EdgarRagError):
     """A setting is missing or invalid."""
 
     exit_code = 2
+
+
+class MissingExtraError(ConfigError):
+    """An optional part (PostgreSQL, the service, MCP, the statistics) is used without the extra
+    that installs it; the message names the ``pip install`` to run (``edgar_rag.extras``)."""
 
 
 class SourceError(EdgarRagError):
