@@ -22,6 +22,23 @@ def test_the_metric_words_leave_out_the_company_the_period_and_the_size_words() 
     assert metric_words("How much did Apple report for fiscal 2025?", "Apple Inc.") == ()
 
 
+def test_how_the_question_frames_the_figure_is_no_word_of_the_metric() -> None:
+    """How concentrated its sales were among its largest wholesalers asks of the wholesalers'
+    share of sales: the degree asked and the preposition that places it are no metric words, so
+    the sentence that prints the shares names what is asked."""
+    question = "How concentrated were Johnson & Johnson's 2023 sales among its largest wholesalers?"
+    words = metric_words(question, "JOHNSON & JOHNSON")
+    assert words == ("sales", "largest", "wholesalers")
+    line = (
+        "In 2023, the Company utilized three wholesalers distributing products for both segments "
+        "that represented approximately 18.2%, 15.1% and 14.2% of the total consolidated revenues."
+    )
+    assert figure_names_metric("They were 18.2%, 15.1% and 14.2% [1].", [line], words)
+    assert metric_words("How large is the backlog?", None) == ("backlog",)
+    asked = "Does any single customer account for a large share of Apple's trade receivables?"
+    assert metric_words(asked, "Apple Inc.") == ("customer", "share", "trade", "receivables")
+
+
 def names(line: str, words: tuple[str, ...]) -> bool:
     """The line names the metric of ``words`` (asked of the figure the line prints)."""
     figures = [cell.rpartition(": ")[2] for cell in line.split(" | ")[1:2]]

@@ -280,6 +280,9 @@ def test_signs_are_compared_as_absolute_values() -> None:
         ("In 2024 we repurchased $9.7 billion, after $5.0 billion in 2023.", None),
         ("As of December 31, 2024 and 2023, the liability was $1,675 and $1,640.", None),
         ("Net sales rose 6% in 2025.", None),
+        ("Since May 2013, more than 50 cases have been filed by merchants.", None),
+        ("Beginning in 2019, we opened 120 stores, 14 of them in 2024.", "2024"),
+        ("We are targeting expansion to 50,000 restaurants by the end of 2027.", None),
     ],
 )
 def test_a_prose_figure_takes_the_only_year_or_the_one_right_after_it(

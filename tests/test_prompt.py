@@ -17,6 +17,7 @@ from edgar_rag.answer.prompt import (
     draw_refusal_token,
     is_refusal,
     sanitise_passage,
+    without_token_echo,
 )
 from edgar_rag.question.reading import read_question
 
@@ -83,6 +84,18 @@ def test_a_refusal_word_in_any_spelling_is_noticed() -> None:
     assert carries_refusal_word("NOANSWER")
     assert carries_refusal_word("no-answer.")
     assert not carries_refusal_word("Net sales were $416,161 million [1].")
+
+
+def test_an_echo_of_the_drawn_letters_opening_the_reply_is_left_out() -> None:
+    drawn = TOKEN[len("NOANSWER") :]
+    reply = f"YESANSWER{drawn} [1] The Company had one customer at 12%."
+    assert without_token_echo(reply, TOKEN) == ("[1] The Company had one customer at 12%.", True)
+    plain = "Net sales were $416,161 million [1]."
+    assert without_token_echo(plain, TOKEN) == (plain, False)
+    assert without_token_echo(f"{drawn.lower()}ish words", "") == (
+        f"{drawn.lower()}ish words",
+        False,
+    )
 
 
 def test_the_prompt_names_the_token_and_the_question() -> None:

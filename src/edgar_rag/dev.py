@@ -345,8 +345,11 @@ def bench_embedders(
 ) -> None:
     """Embedder variants against plain encode: speed, and retrieval (`make bench-embedders`)."""
     from edgar_rag.bench.embedders import measure_embedders  # noqa: PLC0415
+    from edgar_rag.eval.retrieval import default_search_scores  # noqa: PLC0415
 
-    measure_embedders(index, cache, indexes, out, stride=stride, rounds=rounds)
+    measure_embedders(
+        index, cache, indexes, out, default_search_scores, stride=stride, rounds=rounds
+    )
 
 
 @bench.command(name="scale")

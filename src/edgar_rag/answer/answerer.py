@@ -17,7 +17,7 @@ from edgar_rag.answer.computed import Computed, ComputedAnswers
 from edgar_rag.answer.context import Window, best_window
 from edgar_rag.answer.gates import apply_gate
 from edgar_rag.answer.metric import figure_names_metric, sentence_stating
-from edgar_rag.answer.numbers import find_figures
+from edgar_rag.answer.numbers import MARKER, find_figures
 from edgar_rag.answer.prompt import (
     INSTRUCTION,
     NARRATIVE_INSTRUCTION,
@@ -25,6 +25,7 @@ from edgar_rag.answer.prompt import (
     build_prompt,
     carries_refusal_word,
     is_refusal,
+    without_token_echo,
 )
 from edgar_rag.answer.verify import Verdict, markers_in, strip_markers, verify_answer
 from edgar_rag.domain import (
@@ -57,6 +58,8 @@ ATTRIBUTED_NOTE = "a sentence the model cited no passage for cites the passage h
 """Part of the detail of an answer whose citations code supplied."""
 MENDED_NOTE = "the model's answer stated no figure; the cited sentence that states it is shown"
 """Begins the detail of an answer that left out the figure asked, shown as its cited sentence."""
+ECHO_NOTE = "the model's reply opened with an echo of this request's refusal token, left out"
+"""Begins the detail of an answer whose first word only echoed the sentinel it was shown."""
 _DATE = re.compile(r"([A-Z][a-z]{2,8})\.?\s+(\d{1,2}),\s*((?:19|20)\d{2})")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
@@ -323,7 +326,8 @@ class Answerer:
         named = question.years
         asked = named or (frozenset({filing.fiscal_year}) if filing is not None else frozenset())
         passages = {marker: window.text for marker, window in enumerate(windows, 1)}
-        text, mended = generation.text, False
+        text, echoed = without_token_echo(generation.text, prepared.prompt.refusal_token)
+        mended = False
         if question.asks_amount and not find_figures(strip_markers(text)):
             # "Approximately ... employees": the figure asked is missing from the answer. The
             # cited sentence that states it is shown in its place, or the answer is declined.
@@ -338,13 +342,16 @@ class Answerer:
                 )
             marker, sentence = found
             text, mended = f"{sentence.rstrip('.')} [{marker}].", True
-        verdict = verify_answer(
-            text, passages, asked if check_periods else frozenset(), _year_of_header(filing)
-        )
+
+        def verify(text: str) -> Verdict:
+            years = asked if check_periods else frozenset()
+            return verify_answer(text, passages, years, _year_of_header(filing))
+
+        verdict = verify(text)
         if verdict.ok and check_periods:
             verdict = _reported_period(verdict, text, named, filing)
         if verdict.ok and (self.settings.check_metric if check_metric is None else check_metric):
-            verdict = _metric_named(verdict, text, question, windows)
+            verdict = _metric_named(verdict, text, question, windows, verify)
         if verdict.ok and self.computed is not None:
             # Where code can compute what the model states (a margin, a reported line), the
             # model's figure must be what the filing's reported figures give.
@@ -360,7 +367,7 @@ class Answerer:
             verdict.text.strip(),
             _citations(prepared, verdict.cited),
             None,
-            _answer_note(asked, filing, verdict, mended=mended),
+            _answer_note(asked, filing, verdict, mended=mended, echoed=echoed),
             gate_score,
         )
 
@@ -435,15 +442,31 @@ def _reported_period(
 
 
 def _metric_named(
-    verdict: Verdict, text: str, question: Question, windows: Sequence[Window]
+    verdict: Verdict,
+    text: str,
+    question: Question,
+    windows: Sequence[Window],
+    verify: Callable[[str], Verdict],
 ) -> Verdict:
     """The verdict, unless no figure the answer states sits on a line of its cited passages that
     names the metric asked (a nearby number of another line item, the typical answer to a
-    metric the filing does not disclose)."""
+    metric the filing does not disclose). An answer citing one passage whose figures another
+    given passage prints on a line that does name it is shown citing that one instead, as the
+    verifier moves a marker to the passage printing the figure."""
     cited = [windows[m - 1].text for m in verdict.cited]
     wanted = question.metric
     if figure_names_metric(strip_markers(text), cited, wanted, question.counted):
         return verdict
+    if len(verdict.cited) == 1:
+        (old,) = verdict.cited
+        for new, window in enumerate(windows, 1):
+            if new == old or not figure_names_metric(
+                strip_markers(text), [window.text], wanted, question.counted
+            ):
+                continue
+            moved = verify(MARKER.sub(f"[{new}]", verdict.text))
+            if moved.ok:
+                return replace(moved, recited=(*moved.recited, (old, new)))
     return replace(
         verdict,
         ok=False,
@@ -456,9 +479,15 @@ def _metric_named(
 
 
 def _answer_note(
-    asked: frozenset[int], filing: FilingMeta | None, verdict: Verdict, *, mended: bool = False
+    asked: frozenset[int],
+    filing: FilingMeta | None,
+    verdict: Verdict,
+    *,
+    mended: bool = False,
+    echoed: bool = False,
 ) -> str | None:
-    notes = [MENDED_NOTE] if mended else []
+    notes = [ECHO_NOTE] if echoed else []
+    notes += [MENDED_NOTE] if mended else []
     notes += [
         f"the model cited [{old}]; the figure is printed in [{new}], {RECITED_NOTE}"
         for old, new in verdict.recited

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Protocol
 
-from edgar_rag.answer.numbers import Figure, find_figures
+from edgar_rag.answer.numbers import Figure, find_figures, states_change
 from edgar_rag.answer.verify import split_sentences, strip_markers
 from edgar_rag.domain import Citation, Fact, FilingMeta, Passage, Reason, Scope
 from edgar_rag.errors import NotFoundError
@@ -139,7 +139,11 @@ class ComputedAnswers:
             ):
                 continue
             percent = plan.unit is ResultUnit.PERCENT
-            claims = [f for f in find_figures(sentence) if f.is_percent == percent]
+            claims = [
+                f
+                for f in find_figures(sentence)
+                if f.is_percent == percent and not states_change(sentence, f)
+            ]
             years = asked_fiscal_years(sentence, filing) or question.years or {filing.fiscal_year}
             values = [
                 result.value

@@ -13,6 +13,7 @@ from edgar_rag.answer.numbers import (
     PrintedFigure,
     find_figures,
     passage_figures,
+    states_change,
     supports,
 )
 from edgar_rag.question.words import (
@@ -132,9 +133,9 @@ def _counts(
             said_here = PrintedFigure(figure, (), header=None, label=None)
             if not any(supports(said_here, claim) for claim in claims):
                 continue
-            before = lower_words(sentence[: figure.start])
-            if _CHANGE_BY.search(" ".join(before[-_HEDGED:])):
+            if states_change(sentence, figure):
                 continue
+            before = lower_words(sentence[: figure.start])
             after = lower_words(sentence[figure.end :])[:_AFTER_WORDS]
             said = [w for w in before if w.isalpha() and w not in _NOT_SAID]
             beside = [*after, *said[-_BEFORE_WORDS:]]
@@ -151,11 +152,6 @@ _NOT_SAID = STOPWORDS | {"s", *MONTHS}
 
 _MONEY = re.compile(r"[$€£]")
 """A count is no amount of money: "Common stock: $5,061" counts no shareholders."""
-_CHANGE_BY = re.compile(
-    r"\bby(?:\s+(?:approximately|about|around|nearly|some|over|more|than|almost|roughly))*$"
-)
-"""A figure after "by" is how much something changed, not the count itself."""
-_HEDGED = 4
 _AFTER_WORDS = 4
 """How far after a count its noun may come: "106 lawsuits", "3 million square feet"."""
 _BEFORE_WORDS = 4

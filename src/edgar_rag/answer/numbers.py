@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from edgar_rag.question.words import lower_words
 from edgar_rag.rules import MULTIPLIERS, SMALL_NUMBERS, TENS, Spelled, read_number_words
 
 MARKER = re.compile(r"\[\s*(\d+(?:\s*[,\-–]\s*\d+)*)\s*\]")
@@ -125,6 +126,21 @@ def find_figures(sentence: str) -> list[Figure]:
     return _find_figures(sentence, years_are_figures=False)
 
 
+def states_change(sentence: str, figure: Figure) -> bool:
+    """The ``figure`` of ``sentence`` says how much something changed, not its value: it comes
+    after "by" ("reduced headcount by approximately 10,000", "reduced our operating profit by
+    $17.73 billion")."""
+    before = " ".join(lower_words(sentence[: figure.start])[-_HEDGED:])
+    return _CHANGE_BY.search(before) is not None
+
+
+_CHANGE_BY = re.compile(
+    r"\bby(?:\s+(?:approximately|about|around|nearly|some|over|more|than|almost|roughly))*$"
+)
+_HEDGED = 4
+"""How many words may stand between "by" and the figure ("by more than approximately")."""
+
+
 def passage_figures(text: str) -> list[PrintedFigure]:
     """Every figure ``text`` prints: labelled-row cells with their header, label and scale note."""
     printed: list[PrintedFigure] = []
@@ -142,10 +158,24 @@ def _prose_figures(line: str) -> list[PrintedFigure]:
     period asked as a table cell is (``$384 million of payments in 2023`` is a 2023 figure)."""
     printed = []
     for sentence in PROSE_SENTENCE.split(line):
-        years = [m for m in _YEAR_IN_HEADER.finditer(sentence) if not _inside_figure(m, sentence)]
+        years = [
+            m
+            for m in _YEAR_IN_HEADER.finditer(sentence)
+            if not _inside_figure(m, sentence) and not _UNDATING.search(sentence, 0, m.start())
+        ]
         for figure in find_figures(sentence):
             printed.append(PrintedFigure(figure, (), _year_of(figure, sentence, years), None))
     return printed
+
+
+_UNDATING = re.compile(
+    r"\b(?:since|beginning\s+in|starting\s+in|commencing\s+in|by(?:\s+the\s+end\s+of)?)\s+"
+    r"(?:[A-Z][a-z]{2,8}\.?\s+(?:\d{1,2},\s*)?)?$",
+    re.IGNORECASE,
+)
+"""Words before a year that make it no period the figure reports: the start of a span running
+to the filing's own date ("Since May 2013, more than 50 cases have been filed", a count as of
+now) or a target's deadline ("expansion to 50,000 restaurants by the end of 2027")."""
 
 
 def _inside_figure(year: re.Match[str], sentence: str) -> bool:

@@ -66,6 +66,18 @@ def _squash(text: str) -> str:
     return re.sub(r"[^a-z]", "", text.lower())
 
 
+def without_token_echo(text: str, refusal_token: str) -> tuple[str, bool]:
+    """The reply without a first word that spells this request's drawn letters in another
+    word's guise ("YESANSWERFTWPFX [1] The Company had one customer ..."): the small model
+    echoes the sentinel it was shown, which says nothing of the filing. Whether one was
+    dropped is returned beside the rest, which is verified like any answer."""
+    drawn = _squash(refusal_token[len(_REFUSAL_WORD) :])
+    first, _, rest = text.strip().partition(" ")
+    if drawn and _squash(first).endswith(drawn) and _REFUSAL_WORD not in _squash(first):
+        return rest, True
+    return text, False
+
+
 def sanitise_passage(text: str, refusal_token: str) -> str:
     """Make filing text inert inside the prompt (see the module docstring)."""
     cleaned = text.translate(_ANGLE)

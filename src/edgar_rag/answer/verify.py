@@ -352,9 +352,13 @@ def _check_sentence(
         if None not in years and not years & asked_years:
             columns = sorted(y for y in years if y is not None)
             plural = "s" if len(columns) > 1 else ""
+            where = (
+                f"cites the {_fiscal(columns)} column{plural}"
+                if any(p.label is not None for p in found)
+                else f"cites a passage whose sentence dates it {_fiscal(columns)}"
+            )
             return Reason.UNSUPPORTED_CLAIM, (
-                f"{quoted} cites the {_fiscal(columns)} column{plural}, "
-                f"but the question asks about {_fiscal(sorted(asked_years))}"
+                f"{quoted} {where}, but the question asks about {_fiscal(sorted(asked_years))}"
             )
     return None
 

@@ -15,7 +15,7 @@ import json
 import os
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,12 +24,9 @@ from typing import Any
 import numpy as np
 
 from edgar_rag.domain import Embedder, FilingStore, Vectors
-from edgar_rag.eval import retrieval
-from edgar_rag.eval.golden import read_figure_questions
 from edgar_rag.index.embedders import MAX_TOKENS, MiniLMEmbedder, OnnxMiniLMEmbedder, count_tokens
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import embedding_text
-from edgar_rag.retrieve.search import SearchSettings
 
 SUBSET = ("AAPL-2025", "NVDA-2025", "JNJ-2024", "TSLA-2024", "WFC-2024")
 """The filings whose chunks are timed: those ``bench ingest`` times."""
@@ -165,26 +162,7 @@ def reembedded(source: SqliteIndex, target: Path, embedder: Embedder) -> Path:
     return target
 
 
-def retrieval_scores(index: FilingStore, embedder: Embedder) -> dict[str, dict[str, float]]:
-    """The retrieval evaluation's default search on its figure and narrative questions, scoped to
-    each question's filing, and the narrative questions across the whole corpus."""
-    narrative = retrieval.read_narrative()
-    cases = [
-        *retrieval.figure_cases(read_figure_questions(retrieval.FIGURES)),
-        *retrieval.narrative_cases(narrative, strict=False),
-        *retrieval.narrative_cases(narrative, strict=True),
-    ]
-    scored = retrieval.evaluate(index, embedder, cases, SearchSettings())
-    wide = retrieval.evaluate(
-        index, embedder, retrieval.narrative_cases(narrative, strict=False), SearchSettings(), True
-    )
-    sets = {name: scored[name] for name in ("figure", "narrative-item", "narrative-phrase")}
-    return sets | {"narrative-item, corpus-wide": wide["all"]}
-
-
-def holds_recall(
-    scores: dict[str, dict[str, float]], reference: dict[str, dict[str, float]]
-) -> bool:
+def holds_recall(scores: Scores, reference: Scores) -> bool:
     """Recall@5 and MRR of every set within one question of the reference's."""
     return all(
         abs(scores[name][metric] - reference[name][metric]) * reference[name]["n"] <= 1.0 + 1e-9
@@ -193,7 +171,13 @@ def holds_recall(
     )
 
 
-def quality(index_path: Path, cache: Path, indexes: Path) -> dict[str, Any]:
+Scores = dict[str, dict[str, float]]
+Scorer = Callable[[FilingStore, Embedder], Scores]
+"""The retrieval evaluation of an index searched with an embedder: recall@5 and MRR per question
+set (``edgar_rag.eval.retrieval.default_search_scores``, passed in by the command)."""
+
+
+def quality(index_path: Path, cache: Path, indexes: Path, score: Scorer) -> dict[str, Any]:
     """Each scored variant's retrieval, on the reference index (the default's) or a re-embedded
     copy of it under ``indexes``."""
     results: dict[str, Any] = {}
@@ -202,11 +186,11 @@ def quality(index_path: Path, cache: Path, indexes: Path) -> dict[str, Any]:
         for name in SCORED:
             embedder = by_name[name].build(cache)
             if name == DEFAULT.name:
-                results[name] = {"scores": retrieval_scores(source, embedder)}
+                results[name] = {"scores": score(source, embedder)}
                 continue
             target = reembedded(source, indexes / f"corpus-{name}.db", embedder)
             with closing(SqliteIndex(target)) as index:
-                results[name] = {"scores": retrieval_scores(index, embedder)}
+                results[name] = {"scores": score(index, embedder)}
     reference = results[DEFAULT.name]["scores"]
     for row in results.values():
         row["holds_recall"] = holds_recall(row["scores"], reference)
@@ -214,7 +198,7 @@ def quality(index_path: Path, cache: Path, indexes: Path) -> dict[str, Any]:
 
 
 def measure_embedders(
-    index: Path, cache: Path, indexes: Path, out: Path, *, stride: int, rounds: int
+    index: Path, cache: Path, indexes: Path, out: Path, score: Scorer, *, stride: int, rounds: int
 ) -> None:
     """Measure into the ``embedders`` entry of ``out`` (keeping what else it holds), then render
     its pages."""
@@ -232,7 +216,7 @@ def measure_embedders(
         "load_average": [round(load_before, 2), round(load_after, 2)],
         "token_lengths": lengths,
         **measured,
-        "retrieval": quality(index, cache, indexes),
+        "retrieval": quality(index, cache, indexes, score),
     }
     data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
     data["embedders"] = results

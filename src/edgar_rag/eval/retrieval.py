@@ -266,3 +266,20 @@ def write_retrieval_report(
     from edgar_rag.eval.report import render_retrieval  # noqa: PLC0415
 
     out.with_suffix(".md").write_text(render_retrieval(report), encoding="utf-8")
+
+
+def default_search_scores(index: FilingStore, embedder: Embedder) -> dict[str, dict[str, float]]:
+    """The retrieval evaluation's default search on its figure and narrative questions, scoped to
+    each question's filing, and the narrative questions across the whole corpus."""
+    narrative = read_narrative()
+    cases = [
+        *figure_cases(read_figure_questions(FIGURES)),
+        *narrative_cases(narrative, strict=False),
+        *narrative_cases(narrative, strict=True),
+    ]
+    scored = evaluate(index, embedder, cases, SearchSettings())
+    wide = evaluate(
+        index, embedder, narrative_cases(narrative, strict=False), SearchSettings(), True
+    )
+    sets = {name: scored[name] for name in ("figure", "narrative-item", "narrative-phrase")}
+    return sets | {"narrative-item, corpus-wide": wide["all"]}

@@ -18,6 +18,7 @@ from edgar_rag.question.companies import CompanyDirectory, CompanyMention
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.words import (
     asks_amount,
+    asks_degree,
     counted_noun,
     lower_words,
     metric_words,
@@ -51,7 +52,9 @@ class Question:
     weights: Mapping[str, float] = field(hash=False)
     """The stems of its content words at 1, of their synonyms at less (``words.SYNONYM_WEIGHT``)."""
     metric: tuple[str, ...]
-    """The words that name the figure asked about: no company name, years or words of size."""
+    """The words that name the figure asked about: no company name, years or words of size;
+    none when it asks for no figure (``asks_figure``), so a figure a prose answer mentions on
+    the way is checked against its passages only."""
     years: frozenset[int]
     """The fiscal years it names, in the calendar of the filing it was read against (none
     named: empty; read without a filing: the years as written)."""
@@ -72,7 +75,12 @@ def read_question(
     companies = directory.find(text) if directory is not None else ()
     years = asked_fiscal_years(text, filing) if filing is not None else frozenset()
     named = (mention.text for mention in companies)
-    metric = metric_words(text, filing.company if filing is not None else None, *named)
+    kind = question_kind(text, companies)
+    metric = (
+        metric_words(text, filing.company if filing is not None else None, *named)
+        if asks_figure(text, kind)
+        else ()
+    )
     return Question(
         text=text,
         terms=tuple(query_terms(text)),
@@ -81,7 +89,7 @@ def read_question(
         metric=metric,
         years=years,
         companies=companies,
-        kind=question_kind(text, companies),
+        kind=kind,
         asks_amount=asks_amount(text),
         counted=counted_noun(text),
     )
@@ -124,6 +132,27 @@ _FIGURE = re.compile(
     r"in\s+usd|usd\s+(?:millions|billions|thousands))\b",
     re.I,
 )
+
+
+_MEASURE = re.compile(
+    r"\b(?:share|percent(?:age)?|proportion|portion|count|number|headcount|workforce|size|rate|"
+    r"backlog)\b",
+    re.I,
+)
+"""Nouns of a measure a figure gives: "what share of", "its employee count", "the backlog"."""
+
+
+def asks_figure(text: str, kind: Kind) -> bool:
+    """The question asks for a figure: a lookup, computation or comparison; how many, how much
+    or how large; or, put as prose, it names a reported figure or a measure ("What was its
+    headcount at year end?"). "How does Tesla talk about recruiting talent?" asks for none."""
+    return (
+        kind is not Kind.NARRATIVE
+        or asks_amount(text)
+        or asks_degree(text)
+        or _FIGURE.search(text) is not None
+        or _MEASURE.search(text) is not None
+    )
 
 
 def asks_for_prose(text: str) -> bool:

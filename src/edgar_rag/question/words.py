@@ -129,8 +129,8 @@ def metric_words(question: str, company: str | None, *others: str) -> tuple[str,
     words of time and size (``fiscal``, ``total``, ``much``). ``others`` are other names the
     question calls companies by."""
     names = " ".join([company or "", *others]).lower()
-    ignored = {stem(w) for w in [*GENERIC, *MONTHS, *_LINKING, *_WORD.findall(names)]}
-    text = _SOURCE.sub(" ", question)
+    ignored = {stem(w) for w in [*GENERIC, *MONTHS, *_LINKING, *_DEGREE, *_WORD.findall(names)]}
+    text = _HOW_SO.sub(" ", _SOURCE.sub(" ", question))
     asked = _HOW_MANY.search(text)
     phrase = asked["phrase"] if asked and _WORD.search(asked["phrase"]) else text
     words = (_POSSESSIVE.sub("", w) for w in query_terms(phrase))
@@ -143,10 +143,16 @@ def metric_words(question: str, company: str | None, *others: str) -> tuple[str,
 
 _LINKING = (
     "came come comes coming generated generate account accounts accounted attributable "
-    "represent represents represented estimated estimate make makes made goes go"
+    "represent represents represented estimated estimate make makes made goes go "
+    "among amongst between across within"
 ).split()
 """Verbs that link the figure asked to its subject ("how much of its revenue came from its
-largest customer"): what a passage's sentence says in its own words, if at all."""
+largest customer") and prepositions that place it ("sales among its largest wholesalers"): what
+a passage's sentence says in its own words, if at all."""
+_DEGREE = "any single large big significant major".split()
+"""Words of how big the figure asked may be ("does any single customer account for a large
+share"): the figure says it, no line need say it. A superlative stays: "its largest customer"
+is one customer of several, which the line must name."""
 MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec".split()
@@ -159,6 +165,12 @@ _SOURCE = re.compile(
 )
 """Where the question points to read ("according to the risk factors", "based on the cash flow
 statement"): no words of the figure asked."""
+_HOW_SO = re.compile(
+    r"\bhow\s+(?!many\b|much\b)[a-z]+(?=\s+(?:is|are|was|were|has|have|had|did|does|do)\b)",
+    re.IGNORECASE,
+)
+"""How the question frames the figure ("how concentrated were its sales", "how large is it"):
+the degree it asks about, said by the figure itself, not a word of the metric."""
 _HOW_MANY = re.compile(
     r"\bhow\s+(?:many|(?P<much>much))\s+(?P<phrase>.*?)(?=\s+(?:did|does|do|is|are|was|were|has|have|"
     r"had|will|would|can|could|in|at|for|during|as|of\s+(?:its|the)\b)\b|[?,.;]|$)",
@@ -213,6 +225,12 @@ def counting_stems(noun: str) -> frozenset[str]:
 def asks_amount(question: str) -> bool:
     """The question asks how many or how much: a right answer states a figure."""
     return _HOW_MANY.search(question) is not None
+
+
+def asks_degree(question: str) -> bool:
+    """The question asks how big, concentrated or dependent something is ("how large is its
+    network"): a figure answers it, though it says neither how many nor how much."""
+    return _HOW_SO.search(question) is not None
 
 
 def unasked_qualifiers(label: str, question_words: Iterable[str]) -> frozenset[str]:
