@@ -193,18 +193,21 @@ def counted_noun(question: str) -> str | None:
         return None
     head = _PREPOSITION.split(asked["phrase"], maxsplit=1)[0]
     words = [_POSSESSIVE.sub("", w) for w in lower_words(head)]
-    return words[-1] if words else None
+    known = [w for w in words if w in _COUNTED_AS]  # "how many people worked at": people
+    return known[-1] if known else words[-1] if words else None
 
 
 COUNT_NOUNS: tuple[tuple[str, ...], ...] = (
     ("employees", "employee", "people", "associates", "headcount", "workforce", "staff"),
     ("shareholders", "stockholders", "holders"),
+    ("shares", "stock"),
     ("lawsuits", "cases", "actions", "claims", "suits", "complaints"),
     ("stores", "locations", "outlets"),
     ("space", "feet", "footage", "area"),
 )
 """The words that count the same thing ("people" are its employees, "space" is square feet):
-for the words printed beside a figure, never for search or the prompt's windows."""
+for the words printed beside a figure and the count ranking's search (``retrieve.counts``),
+never for the question's own terms or the prompt's windows."""
 _COUNTED_AS = {word: group for group in COUNT_NOUNS for word in group}
 _COUNT_NAMED = re.compile(r"\b(?:(?P<noun>[a-z]+)\s+count|headcount)\b", re.I)
 """A count the question names outright: "employee count", "headcount"."""
@@ -217,9 +220,14 @@ _PREPOSITION = re.compile(
 )
 
 
+def counting_words(noun: str) -> tuple[str, ...]:
+    """``noun`` and the words that count the same thing ("people" for employees)."""
+    return _COUNTED_AS.get(noun, (noun,))
+
+
 def counting_stems(noun: str) -> frozenset[str]:
     """The stems of ``noun`` and of the words that count the same thing."""
-    return frozenset(stem(w) for w in _COUNTED_AS.get(noun, (noun,)))
+    return frozenset(stem(w) for w in counting_words(noun))
 
 
 def asks_amount(question: str) -> bool:

@@ -20,6 +20,7 @@ from edgar_rag.domain import (
     SourceFormat,
 )
 from edgar_rag.question.reading import Kind, Question
+from edgar_rag.retrieve.counts import rank_count_chunks
 from edgar_rag.retrieve.facts import (
     OperandReader,
     named_fact_chunk,
@@ -55,6 +56,11 @@ class SearchSettings:
     narrative ones, which name a line item in passing ("Does it plan to keep paying
     dividends?") and are answered in prose (docs/retrieval.md)."""
     operands_weight: float = 2.0
+    counts: bool = True
+    """For a question that counts something ("how many employees", "its headcount"), rank the
+    chunks printing a count beside a word for it (``retrieve.counts``): the one sentence that
+    answers sits below tables that say the same word (docs/narrative.md)."""
+    counts_weight: float = 2.0
     named_fact_first: bool = True
     """Put first the chunk displaying the fact whose concept the question names outright (every
     word of ``PaymentsForRepurchaseOfCommonStock`` for "stock buybacks"), which fusion can rank
@@ -136,10 +142,23 @@ class Searcher:
         if wanted and scope.filing_id is not None:
             displayed = self.index.displayed_facts(scope.filing_id)
             operands = rank_operand_chunks(wanted, displayed, period_end, settings.candidates)
+        counts = (
+            rank_count_chunks(self.index, question.counted, (dense, lexical))
+            if settings.counts and question.counted is not None
+            else []
+        )
         searched = time.perf_counter()
-        rankings = [[i for i, _ in ranking] for ranking in (dense, lexical, facts, operands)]
+        rankings = [
+            [i for i, _ in ranking] for ranking in (dense, lexical, facts, operands, counts)
+        ]
         lexical_weight = settings.narrative_lexical_weight if narrative else 1.0
-        weights = (1.0, lexical_weight, settings.facts_weight, settings.operands_weight)
+        weights = (
+            1.0,
+            lexical_weight,
+            settings.facts_weight,
+            settings.operands_weight,
+            settings.counts_weight,
+        )
         fused = fuse_rankings(rankings, settings.rrf_k, weights)
         if named is not None:
             fused = [(named, fused[0][1] if fused else 1.0)] + [p for p in fused if p[0] != named]
