@@ -140,11 +140,12 @@ def test_a_pdf_10k_is_segmented_into_items_past_its_contents_and_page_furniture(
 
 def test_an_item_in_two_parts_counts_once_where_its_heading_stands() -> None:
     sections = [
+        Section("Item 7", "Part II", "MD&A", 0, 99),
+        Section("Item 8", "Part II", "Financial Statements", 100, 199),
         Section("Item 8", "Part II", "Financial Statements", 200, 399, cross_reference=True),
-        Section("Item 16", "Part IV", "Form 10-K Summary", 400, 899),
-        Section("Item 8", "Part II", "Financial Statements", 900, 2000),
     ]
-    parts = {item.key: item for item in item_parts(sections)}
-    assert list(parts) == ["8", "16"]
-    assert (parts["8"].position, parts["8"].length_chars) == (200, 1299)
+    text = "x" * 100 + "Consolidated Statements of Income" + " " * 67 + "Item 8. See Item 15."
+    parts = {item.key: item for item in item_parts(sections, text)}
+    assert list(parts) == ["7", "8"]
+    assert (parts["8"].position, parts["8"].length_chars) == (200, 298)
     assert parts["8"].cross_reference is False

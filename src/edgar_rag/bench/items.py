@@ -201,12 +201,12 @@ def segment_with_ours(raw: RawFiling) -> Segmentation:
     except ParseError as error:
         return Segmentation((), 0, time.perf_counter() - started, error=str(error))
     seconds = time.perf_counter() - started
-    return Segmentation(item_parts(parsed.sections), len(parsed.text), seconds)
+    return Segmentation(item_parts(parsed.sections, parsed.text), len(parsed.text), seconds)
 
 
-def item_parts(sections: Sequence[Section]) -> tuple[FoundItem, ...]:
+def item_parts(sections: Sequence[Section], text: str) -> tuple[FoundItem, ...]:
     """Our Items, each once: an Item in two parts (a PDF's Item 8 that points to statements it
-    prints elsewhere, and those statements, ``ingest/statement_items.py``) starts where its
+    prints elsewhere, and those statements, ``ingest/statement_items.py``) stands where its
     heading does, its length the sum of both, cross-reference only when both are."""
     parts: dict[str, list[Section]] = {}
     for section in sections:
@@ -216,11 +216,20 @@ def item_parts(sections: Sequence[Section]) -> tuple[FoundItem, ...]:
         FoundItem(
             key,
             sum(s.end - s.start for s in found),
-            found[0].start,
+            _headed(found, text).start,
             all(s.cross_reference for s in found),
         )
         for key, found in parts.items()
     )
+
+
+def _headed(parts: Sequence[Section], text: str) -> Section:
+    """The part that opens with its Item's heading (the other was placed by what it prints)."""
+    for part in parts:
+        opening = " ".join(text[part.start : part.start + 40].split()).lower()
+        if opening.startswith(part.item.lower()):
+            return part
+    return parts[0]
 
 
 def load_edgartools() -> Callable[[str], Any]:
