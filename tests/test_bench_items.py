@@ -16,12 +16,14 @@ from edgar_rag.bench.items import (
     choose,
     implausible_items,
     in_item_order,
+    item_parts,
     keep_longest,
     render_markdown,
     run_pdfs,
     score_items,
     summarise,
 )
+from edgar_rag.domain import Section
 
 
 def _all_items_in_order(length_chars: int = 5000) -> list[FoundItem]:
@@ -134,3 +136,16 @@ def test_a_pdf_10k_is_segmented_into_items_past_its_contents_and_page_furniture(
     page = render_markdown([], {p: summarise([], []) for p in PARSERS}, "corpus", [result])
     assert "## PDF filings: ours" in page
     assert f"| NETFLIX | 2017 | {score.found}/23 |" in page
+
+
+def test_an_item_in_two_parts_counts_once_where_its_heading_stands() -> None:
+    sections = [
+        Section("Item 7", "Part II", "MD&A", 0, 99),
+        Section("Item 8", "Part II", "Financial Statements", 100, 199),
+        Section("Item 8", "Part II", "Financial Statements", 200, 399, cross_reference=True),
+    ]
+    text = "x" * 100 + "Consolidated Statements of Income" + " " * 67 + "Item 8. See Item 15."
+    parts = {item.key: item for item in item_parts(sections, text)}
+    assert list(parts) == ["7", "8"]
+    assert (parts["8"].position, parts["8"].length_chars) == (200, 298)
+    assert parts["8"].cross_reference is False

@@ -130,3 +130,21 @@ unit = "{unit}"
     with pytest.raises(ConfigError, match=why):
         load_library(text)
     assert ResultUnit(unit)
+
+
+def test_an_assessment_names_the_line_items_it_is_judged_from() -> None:
+    library = load_library()
+    items = library.find_assessed_items("Is 3M a capital-intensive business based on FY2022?")
+    assert [item.key for item in items] == ["capex", "ppe_net", "total_assets", "revenue"]
+    assert library.find_metric("Is 3M a capital-intensive business?") is None
+    assert library.find_assessed_items("What was 3M's total capital?") == []
+
+
+def test_an_assessment_of_an_unknown_line_item_is_refused_naming_it() -> None:
+    text = """
+[assessments.vague]
+phrases = ["vague"]
+items = ["revenue"]
+"""
+    with pytest.raises(ConfigError, match="vague"):
+        load_library(text)

@@ -400,6 +400,7 @@ def test_row_figures_are_stored_beside_xbrl_facts_and_read_back_by_source(
     # Search reads a row by its label, as an XBRL fact by its concept.
     shown_rows = [ref for ref in store.displayed_facts(filing_id) if not ref.concept]
     assert [ref.label for ref in shown_rows] == [row.label]
+    assert [ref.statement for ref in shown_rows] == ["cash_flow"]  # the statement ranking's
     [summary] = store.filings()
     assert summary.facts == len(apple.facts)
     assert summary.statements == (found,)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from edgar_rag.answer.answerer import Answerer
     from edgar_rag.config import EmbedderName, Settings
     from edgar_rag.domain import Embedder, FilingStore, Generator
-    from edgar_rag.figures.operands import LibraryOperands
+    from edgar_rag.figures.operands import LibraryOperands, LibraryStatements
     from edgar_rag.ingest.edgar import EdgarClient
     from edgar_rag.ingest.registrants import CompanyList
     from edgar_rag.model.process import Announce, ModelProcess
@@ -77,7 +77,13 @@ def build_searcher(settings: Settings, index: FilingStore) -> Searcher:
     if recorded is not None and recorded != embedder.identity:
         index.ensure_embedder(embedder.identity)
     reranker = None if settings.reranker is None else CrossEncoderReranker(settings.reranker)
-    return Searcher(index, embedder, reranker=reranker, operand_reader=build_operand_reader())
+    return Searcher(
+        index,
+        embedder,
+        reranker=reranker,
+        operand_reader=build_operand_reader(),
+        statement_reader=build_statement_reader(),
+    )
 
 
 def build_operand_reader() -> LibraryOperands:
@@ -86,6 +92,15 @@ def build_operand_reader() -> LibraryOperands:
     from edgar_rag.figures.operands import LibraryOperands  # noqa: PLC0415
 
     return LibraryOperands(load_library())
+
+
+def build_statement_reader() -> LibraryStatements:
+    """Which primary statements search lifts for a question: those of the packaged metric
+    library's line items it names."""
+    from edgar_rag.figures.library import load_library  # noqa: PLC0415
+    from edgar_rag.figures.operands import LibraryStatements  # noqa: PLC0415
+
+    return LibraryStatements(load_library())
 
 
 Progress = Callable[[int, int], None]

@@ -474,3 +474,6 @@ class FactRef:
     dimensional: bool
     label: str | None = None
     """The statement row's label as printed (``Net cash provided by operating activities``)."""
+    statement: str | None = None
+    """The statement row's statement (``balance_sheet``, ...; ``StatementFound.kind``); None
+    for an XBRL fact."""

@@ -20,7 +20,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from edgar_rag.domain import RawFiling
+from edgar_rag.domain import RawFiling, Section
 from edgar_rag.errors import ParseError
 from edgar_rag.ingest.items import ITEM_ORDER, ITEMS, is_cross_reference
 from edgar_rag.ingest.local import find_local_filings
@@ -201,12 +201,35 @@ def segment_with_ours(raw: RawFiling) -> Segmentation:
     except ParseError as error:
         return Segmentation((), 0, time.perf_counter() - started, error=str(error))
     seconds = time.perf_counter() - started
-    items = tuple(
-        FoundItem(key, section.end - section.start, section.start, section.cross_reference)
-        for section in parsed.sections
-        if (key := section.item.removeprefix("Item ")) in ITEMS
+    return Segmentation(item_parts(parsed.sections, parsed.text), len(parsed.text), seconds)
+
+
+def item_parts(sections: Sequence[Section], text: str) -> tuple[FoundItem, ...]:
+    """Our Items, each once: an Item in two parts (a PDF's Item 8 that points to statements it
+    prints elsewhere, and those statements, ``ingest/statement_items.py``) stands where its
+    heading does, its length the sum of both, cross-reference only when both are."""
+    parts: dict[str, list[Section]] = {}
+    for section in sections:
+        if (key := section.item.removeprefix("Item ")) in ITEMS:
+            parts.setdefault(key, []).append(section)
+    return tuple(
+        FoundItem(
+            key,
+            sum(s.end - s.start for s in found),
+            _headed(found, text).start,
+            all(s.cross_reference for s in found),
+        )
+        for key, found in parts.items()
     )
-    return Segmentation(items, len(parsed.text), seconds)
+
+
+def _headed(parts: Sequence[Section], text: str) -> Section:
+    """The part that opens with its Item's heading (the other was placed by what it prints)."""
+    for part in parts:
+        opening = " ".join(text[part.start : part.start + 40].split()).lower()
+        if opening.startswith(part.item.lower()):
+            return part
+    return parts[0]
 
 
 def load_edgartools() -> Callable[[str], Any]:
@@ -370,7 +393,10 @@ def _pdf_section(pdfs: Sequence[FilingResult], corpus: str) -> list[str]:
         "the Item's text; a filing laid out under its own headings is placed by its Form 10-K "
         "cross-reference index). edgartools reads no PDF, so ours stands alone; the scores are "
         "those above. An Item the filing does not head is reported missing, never forced: "
-        f"{len(short)} of the {summary.filings} have fewer than all {len(EXPECTED)}.",
+        f"{len(short)} of the {summary.filings} have fewer than all {len(EXPECTED)}. A filing "
+        "whose Item 8 only points to statements it prints elsewhere (after Item 15 or 16, or "
+        "inside the MD&A) has them placed in Item 8 from the first statement's title: that Item "
+        "is counted once, where its heading stands, its length both parts.",
         "",
         *table(
             ["", "ours"],

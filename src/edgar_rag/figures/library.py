@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import resources
 from typing import Any, TypeVar
@@ -96,9 +96,23 @@ class Metric:
 
 
 @dataclass(frozen=True, slots=True)
+class Assessment:
+    """A judgement analysts make from a few line items without one formula to state ("is it
+    capital-intensive?"): search looks for the statements printing its items, the answerer
+    computes nothing."""
+
+    key: str
+    phrases: tuple[str, ...]
+    """How a question says it, lower case."""
+    items: tuple[str, ...]
+    """The keys of the line items it is judged from."""
+
+
+@dataclass(frozen=True, slots=True)
 class MetricLibrary:
     items: Mapping[str, LineItem]
     metrics: Mapping[str, Metric]
+    assessments: Mapping[str, Assessment] = field(default_factory=dict)
 
     @property
     def dimensions(self) -> dict[str, Dimension]:
@@ -128,6 +142,18 @@ class MetricLibrary:
             if item not in found:
                 found.append(item)
         return found
+
+    def find_assessed_items(self, text: str) -> list[LineItem]:
+        """The line items of the assessments the text names (as whole words), in the library's
+        order; each item once."""
+        lowered = " ".join(text.lower().split())
+        keys = [
+            key
+            for assessment in self.assessments.values()
+            if any(next(_whole_words(phrase, lowered), None) for phrase in assessment.phrases)
+            for key in assessment.items
+        ]
+        return [self.items[key] for key in dict.fromkeys(keys)]
 
     def item_named(self, phrase: str) -> LineItem | None:
         """The line item an analyst's phrase names ("COGS", "PP&E", "total current assets"):
@@ -174,7 +200,22 @@ def load_library(text: str | None = None) -> MetricLibrary:
     metrics = {
         key: _metric(key, entry, dimensions) for key, entry in raw.get("metrics", {}).items()
     }
-    return MetricLibrary(items, metrics)
+    assessments = {
+        key: _assessment(key, entry, items) for key, entry in raw.get("assessments", {}).items()
+    }
+    return MetricLibrary(items, metrics, assessments)
+
+
+def _assessment(key: str, entry: Mapping[str, Any], items: Mapping[str, LineItem]) -> Assessment:
+    try:
+        phrases = tuple(str(p).lower() for p in entry["phrases"])
+        keys = tuple(str(k) for k in entry["items"])
+    except (KeyError, TypeError) as error:
+        raise ConfigError(f"assessment {key!r} of the metric library: {error}") from error
+    unknown = [k for k in keys if k not in items]
+    if unknown or not phrases:
+        raise ConfigError(f"assessment {key!r}: no phrases, or unknown line items {unknown}")
+    return Assessment(key, phrases, keys)
 
 
 def _line_item(key: str, entry: Mapping[str, Any]) -> LineItem:

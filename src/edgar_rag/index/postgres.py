@@ -522,7 +522,8 @@ class PostgresIndex:
     def displayed_facts(self, filing_id: int) -> list[FactRef]:
         """The filing's facts that its text displays, with the chunk that prints each."""
         rows = self.db.execute(
-            "SELECT f.concept, c.id AS chunk_id, f.period_end, f.dimensions, f.label FROM facts f "
+            "SELECT f.concept, c.id AS chunk_id, f.period_end, f.dimensions, f.label, f.statement "
+            "FROM facts f "
             "JOIN chunks c ON c.filing_id = f.filing_id AND c.ordinal = f.chunk_ordinal "
             "WHERE f.filing_id = %s AND c.cik = %s",
             (filing_id, self._cik_of(filing_id)),

@@ -255,14 +255,15 @@ def fact_from_row(row: Row) -> Fact:
 
 
 def fact_ref_from_row(row: Row) -> FactRef:
-    """A displayed fact from its ``concept``, ``chunk_id``, ``period_end``, ``dimensions`` and
-    ``label``."""
+    """A displayed fact from its ``concept``, ``chunk_id``, ``period_end``, ``dimensions``,
+    ``label`` and ``statement``."""
     return FactRef(
         str(row["concept"]),
         int(row["chunk_id"]),
         as_date(row["period_end"]),
         bool(_dimensions(row["dimensions"])),
         row["label"],
+        row["statement"],
     )
 
 

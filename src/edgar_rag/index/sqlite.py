@@ -519,7 +519,8 @@ class SqliteIndex:
         if cached is not None:
             return cached
         rows = self.db.execute(
-            "SELECT f.concept, c.id AS chunk_id, f.period_end, f.dimensions, f.label FROM facts f "
+            "SELECT f.concept, c.id AS chunk_id, f.period_end, f.dimensions, f.label, f.statement "
+            "FROM facts f "
             "JOIN chunks c ON c.filing_id = f.filing_id AND c.ordinal = f.chunk_ordinal "
             "WHERE f.filing_id = ?",
             (filing_id,),

@@ -30,6 +30,7 @@ from edgar_rag.ingest.html import parse_html
 from edgar_rag.ingest.items import find_indexed_items, find_item_headings, is_cross_reference
 from edgar_rag.ingest.pdf import read_pdf_document
 from edgar_rag.ingest.plain import read_text, registrant_name
+from edgar_rag.ingest.statement_items import place_statements_in_item_8, statements_start
 from edgar_rag.ingest.statements import RowFigure, StatementKind, StatementPage
 from edgar_rag.ingest.xbrl import XbrlDocument, read_xbrl
 
@@ -104,6 +105,10 @@ def read_filing(raw: RawFiling) -> ReadFiling:
             years |= {year for s in statements for year in s.years}
         meta = replace(meta, statements=statements, years_reported=tuple(sorted(years)))
     sections = _sections(text, blocks, starts, printed)
+    if source_format is SourceFormat.PDF:
+        begun = statements_start(found, blocks, starts)
+        if begun is not None:
+            sections = place_statements_in_item_8(sections, begun)
     rows = {f.figure_id: fact for f in row_figures if (fact := row_fact(f, meta)) is not None}
     return ReadFiling(meta, text, blocks, starts, sections, xbrl, rows)
 
