@@ -19,7 +19,7 @@ import click
 
 from edgar_rag import __version__
 from edgar_rag.dev import corpus_option, dev
-from edgar_rag.errors import EdgarRagError, SourceError
+from edgar_rag.errors import ConfigError, EdgarRagError, SourceError
 from edgar_rag.extras import missing_extra
 
 if TYPE_CHECKING:
@@ -420,27 +420,37 @@ def mcp(db: Path | None) -> None:
 
 @main.command()
 @click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
+@click.option(
+    "--golden", type=click.Path(path_type=Path), default=Path("data/golden/questions.jsonl"),
+    show_default=True,
+    help="The golden questions (in the repository; relative paths are read from here).",
+)  # fmt: skip
 @db_option
 @json_option
-def thresholds(split: str, db: Path | None, as_json: bool) -> None:
+def thresholds(split: str, golden: Path, db: Path | None, as_json: bool) -> None:
     """Fit the cosine gate's threshold on the golden set's answerable questions."""
     from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
-    from edgar_rag.eval.answering import GOLDEN, fit_cosine_threshold  # noqa: PLC0415
+    from edgar_rag.eval.answering import fit_cosine_threshold  # noqa: PLC0415
     from edgar_rag.eval.golden import read_golden  # noqa: PLC0415
 
+    if not golden.is_file():
+        raise ConfigError(
+            f"thresholds: no golden questions at {golden}: run it from the repository root "
+            "or pass --golden PATH"
+        )
     settings = _settings(db).model_copy(update={"generator": "echo"})
     with closing(open_index(settings)) as index:
         answerer = build_answerer(settings, index)
-        fit = fit_cosine_threshold(answerer, index, read_golden(GOLDEN), split)
+        fit = fit_cosine_threshold(answerer, index, read_golden(golden), split)
     if as_json:
         from dataclasses import asdict  # noqa: PLC0415
 
-        fitted = {"variable": "EDGAR_RAG_COSINE_THRESHOLD", "split": split, "golden": str(GOLDEN)}
+        fitted = {"variable": "EDGAR_RAG_COSINE_THRESHOLD", "split": split, "golden": str(golden)}
         click.echo(json.dumps(fitted | asdict(fit), indent=2))
         return
     click.echo(
         f"EDGAR_RAG_COSINE_THRESHOLD={fit.threshold:.4f}\n"
-        f"fitted on the {split} split of {GOLDEN}: the best-passage cosine of {fit.questions} "
+        f"fitted on the {split} split of {golden}: the best-passage cosine of {fit.questions} "
         f"answerable questions of {fit.companies} companies; the threshold is their lower 10th "
         f"percentile, so it admits {fit.admitted} of them ({fit.admitted / fit.questions:.0%})."
     )

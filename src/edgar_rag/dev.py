@@ -240,15 +240,28 @@ def bench_cluster(filings: Path, embedders: tuple[str, ...], cache: Path, out: P
 )
 @click.option("--prompts", type=int, default=8, show_default=True, help="Dev prompts per config.")
 @click.option("--every", type=int, default=1, show_default=True, help="Ask every Nth dev question.")
+@click.option(
+    "--narrative-every", type=int, default=6, show_default=True,
+    help="Ask every Nth narrative question (data/narrative/questions.jsonl).",
+)  # fmt: skip
 @click.option("--skip-asks", is_flag=True, help="Measure the configurations only.")
 @path_option("--out", "docs/performance.json", "The figures; its `model` entry is written.")
 def bench_model(
-    index: Path, model_dir: Path, prompts: int, every: int, skip_asks: bool, out: Path
+    index: Path,
+    model_dir: Path,
+    prompts: int,
+    every: int,
+    narrative_every: int,
+    skip_asks: bool,
+    out: Path,
 ) -> None:
     """The local model process, measured as a user meets it (`make bench-model`)."""
     from edgar_rag.bench.model import measure_model  # noqa: PLC0415
 
-    measure_model(index, model_dir, out, prompts=prompts, every=every, skip_asks=skip_asks)
+    measure_model(
+        index, model_dir, out, prompts=prompts, every=every,
+        narrative_every=narrative_every, skip_asks=skip_asks,
+    )  # fmt: skip
 
 
 @bench.command(name="cli")

@@ -33,6 +33,7 @@ from edgar_rag.model.process import ModelProcess
 from edgar_rag.model.state import ModelOptions
 
 GOLDEN = Path("data/golden/questions.jsonl")
+NARRATIVE = Path("data/narrative/questions.jsonl")
 TAPE = Path("data/golden/tape-dev.jsonl")
 _CPU_FLAGS = ("avx2", "avx512f", "avx512_vnni", "amx_tile", "amx_int8", "amx_bf16")
 
@@ -61,8 +62,15 @@ def cpu_flags() -> list[str]:
 class Question:
     id: str
     question: str
-    ticker: str
-    fiscal_year: int
+    ticker: str | None
+    """None: asked of the whole corpus."""
+    fiscal_year: int | None
+
+    def scope_args(self) -> list[str]:
+        if self.ticker is None:
+            return []
+        year = [] if self.fiscal_year is None else ["--year", str(self.fiscal_year)]
+        return ["--ticker", self.ticker, *year]
 
 
 def dev_questions() -> list[Question]:
@@ -73,6 +81,19 @@ def dev_questions() -> list[Question]:
         Question(row["id"], row["question"], row["ticker"], row["fiscal_year"])
         for row in rows
         if row["split"] == "dev"
+    ]
+
+
+def narrative_questions() -> list[Question]:
+    """The hand-written narrative questions of both splits, each in its scope (a filing, or the
+    whole corpus)."""
+    with NARRATIVE.open(encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines if line.strip()]
+    return [
+        Question(row["id"], row["question"], row["ticker"], row["fiscal_year"])
+        if row["scope"] == "filing"
+        else Question(row["id"], row["question"], None, None)
+        for row in rows
     ]
 
 
@@ -163,10 +184,11 @@ def _cli(*args: str) -> list[str]:
     return [str(Path(sys.executable).parent / "edgar-rag"), *args]
 
 
-def measure_asks(db: Path, model_dir: Path, threads: int, every: int) -> dict[str, Any]:
-    """``edgar-rag ask`` wall seconds per dev question, cold and warm, on the user's model cache
+def measure_asks(
+    db: Path, model_dir: Path, threads: int, asked: Sequence[Question]
+) -> dict[str, Any]:
+    """``edgar-rag ask`` wall seconds per question, cold and warm, on the user's model cache
     (its model file, its exported embedder, its model process)."""
-    asked = dev_questions()[::every]
     seconds: dict[str, list[float]] = {"cold": [], "warm": []}
     failures: dict[str, int] = {"cold": 0, "warm": 0}
     env = _environment(db, model_dir, threads)
@@ -175,8 +197,7 @@ def measure_asks(db: Path, model_dir: Path, threads: int, every: int) -> dict[st
             for question in asked:
                 if mode == "cold":
                     subprocess.run(_cli("model", "stop"), env=env, check=True, capture_output=True)
-                command = _cli("ask", question.question, "--ticker", question.ticker,
-                               "--year", str(question.fiscal_year), "--json")  # fmt: skip
+                command = _cli("ask", question.question, *question.scope_args(), "--json")
                 started = time.perf_counter()
                 done = subprocess.run(command, env=env, check=False, capture_output=True)
                 seconds[mode].append(time.perf_counter() - started)
@@ -200,10 +221,18 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
 
 
 def measure_model(
-    index: Path, model_dir: Path, out: Path, *, prompts: int, every: int, skip_asks: bool
+    index: Path,
+    model_dir: Path,
+    out: Path,
+    *,
+    prompts: int,
+    every: int,
+    narrative_every: int,
+    skip_asks: bool,
 ) -> None:
     """Measure the configurations (and, unless ``skip_asks``, ``edgar-rag ask`` cold and warm
-    on every ``every``-th dev question) into the ``model`` entry of ``out``, then its page."""
+    on every ``every``-th golden dev question and every ``narrative_every``-th narrative one)
+    into the ``model`` entry of ``out``, then its page."""
     data = json.loads(out.read_text(encoding="utf-8"))
     model = assemble_model(model_dir)
     threads = os.cpu_count() or 1
@@ -216,9 +245,15 @@ def measure_model(
     if not skip_asks:
         if not index.is_file():
             raise SystemExit(f"{index} is missing: run `make build/corpus.db` first")
-        entry["ask"] = measure_asks(index, model_dir, threads, every)
+        entry["ask"] = measure_asks(index, model_dir, threads, dev_questions()[::every])
         entry["ask_of"] = len(dev_questions())
         entry["ask_every"] = every
+        narrative = narrative_questions()
+        entry["ask_narrative"] = measure_asks(
+            index, model_dir, threads, narrative[::narrative_every]
+        )
+        entry["ask_narrative_of"] = len(narrative)
+        entry["ask_narrative_every"] = narrative_every
     data["model"] = entry
     out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     from edgar_rag.bench.report import write_performance  # noqa: PLC0415

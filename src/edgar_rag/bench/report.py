@@ -325,23 +325,38 @@ def render_model(model: dict[str, Any]) -> list[str]:
             "--json` process timed from the shell: *cold* with no model process (each call "
             "starts one, and it loads the model), *warm* with the model process running.",
             "",
-            *table(
-                ["model process", "questions", "failed", "P50 s", "P95 s"],
-                [
-                    [
-                        mode,
-                        ask[mode]["questions"],
-                        ask[mode]["failed"],
-                        f"{ask[mode]['p50_s']:.2f}",
-                        f"{ask[mode]['p95_s']:.2f}",
-                    ]
-                    for mode in ("cold", "warm")
-                ],
-                align="lrrrr",
-            ),
+            *_ask_table(ask),
+            "",
+        ]
+    if "ask_narrative" in model:
+        ask = model["ask_narrative"]
+        lines += [
+            f"{_share(model['ask_narrative_every'], model['ask_narrative_of'])} of the "
+            f"hand-written narrative questions of both splits ({ask['warm']['questions']} asked, "
+            "each in its scope: a filing or the whole corpus), the same way; their prompts hold "
+            "fewer, longer passages, so the model reads more before it writes.",
+            "",
+            *_ask_table(ask),
             "",
         ]
     return lines
+
+
+def _ask_table(ask: dict[str, Any]) -> list[str]:
+    return table(
+        ["model process", "questions", "failed", "P50 s", "P95 s"],
+        [
+            [
+                mode,
+                ask[mode]["questions"],
+                ask[mode]["failed"],
+                f"{ask[mode]['p50_s']:.2f}",
+                f"{ask[mode]['p95_s']:.2f}",
+            ]
+            for mode in ("cold", "warm")
+        ],
+        align="lrrrr",
+    )
 
 
 def _ms(value: float | None) -> str:
@@ -597,14 +612,17 @@ _PERFORMANCE = "[performance](docs/performance.md)"
 
 
 def _ask_figures(model: dict[str, Any]) -> list[_Figure]:
-    ask = model["ask"]
+    asked = [("ask", "golden dev questions")]
+    if "ask_narrative" in model:
+        asked.append(("ask_narrative", "narrative questions"))
     return [
         (
             "`edgar-rag ask` as a new process, P50 with the model process running / without "
-            f"({ask['warm']['questions']} dev questions, {model['threads']} cores)",
-            f"{ask['warm']['p50_s']:.2f} s / {ask['cold']['p50_s']:.2f} s",
+            f"({model[key]['warm']['questions']} {what}, {model['threads']} cores)",
+            f"{model[key]['warm']['p50_s']:.2f} s / {model[key]['cold']['p50_s']:.2f} s",
             _PERFORMANCE,
         )
+        for key, what in asked
     ]
 
 

@@ -1,0 +1,34 @@
+"""make bench-model's page: `edgar-rag ask` as a new process, on golden and narrative questions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from edgar_rag.bench.model import narrative_questions
+from edgar_rag.bench.report import render_model
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_the_model_page_shows_asks_of_golden_and_narrative_questions() -> None:
+    timed = {"questions": 31, "failed": 0, "p50_s": 9.5, "p95_s": 14.0}
+    model = json.loads((DOCS / "performance.json").read_text(encoding="utf-8"))["model"]
+    model |= {
+        "ask_narrative": {"cold": timed, "warm": timed},
+        "ask_narrative_of": len(narrative_questions()),
+        "ask_narrative_every": 6,
+    }
+    page = "\n".join(render_model(model))
+    assert "of the hand-written narrative questions of both splits (31 asked" in page
+    assert page.count("| model process | questions | failed | P50 s | P95 s |") == 2
+
+
+def test_a_corpus_wide_narrative_question_is_asked_with_no_scope() -> None:
+    questions = narrative_questions()
+    corpus_wide = [q for q in questions if q.ticker is None]
+    scoped = [q for q in questions if q.ticker is not None]
+    assert corpus_wide
+    assert scoped
+    assert corpus_wide[0].scope_args() == []
+    assert scoped[0].scope_args()[:1] == ["--ticker"]
