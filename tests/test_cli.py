@@ -401,12 +401,17 @@ def test_thresholds_json_prints_the_fit(
     monkeypatch.setattr(answering, "fit_cosine_threshold", lambda *args: fit)
     monkeypatch.setattr(golden, "read_golden", lambda path: [])  # the fit is the fake's
     invoke(run, "ingest", "--from", str(sample_dir), "--tickers", "aapl", "--years", "2025")
-    printed = json.loads(invoke(run, "thresholds", "--json").stdout)
+    questions = str(Path(__file__).resolve().parents[1] / answering.GOLDEN)
+    printed = json.loads(invoke(run, "thresholds", "--golden", questions, "--json").stdout)
     assert printed == {
-        "variable": "EDGAR_RAG_COSINE_THRESHOLD", "split": "dev", "golden": str(answering.GOLDEN),
+        "variable": "EDGAR_RAG_COSINE_THRESHOLD", "split": "dev", "golden": questions,
         "threshold": 0.41234, "admitted": 9, "questions": 10, "companies": 3,
     }  # fmt: skip
-    assert invoke(run, "thresholds").stdout.startswith("EDGAR_RAG_COSINE_THRESHOLD=0.4123\n")
+    shown = invoke(run, "thresholds", "--golden", questions).stdout
+    assert shown.startswith("EDGAR_RAG_COSINE_THRESHOLD=0.4123\n")
+    missing = run.invoke(main, ["thresholds", "--golden", "nowhere.jsonl"])
+    assert missing.exit_code == 2
+    assert "no golden questions at nowhere.jsonl" in missing.stderr
 
 
 def test_model_stop_json_says_nothing_was_running(run: CliRunner) -> None:
