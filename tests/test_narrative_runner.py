@@ -17,6 +17,7 @@ from edgar_rag.domain import Generator, Prompt
 from edgar_rag.eval.narrative import (
     NarrativeQuestion,
     answer_narrative,
+    prints_figure,
     render_narrative,
     run_narrative,
     states_figure,
@@ -135,6 +136,13 @@ def test_a_figure_is_stated_as_printed_or_as_one_it_supports() -> None:
     assert states_figure("Walmart employs about 2.1 million associates.", "2.1 million")
     assert states_figure("Customer A was 13% of revenue.", "13%")
     assert not states_figure("Apple had about 164,000 employees.", "166,000")
+
+
+def test_a_cited_row_prints_the_figure_in_its_scale() -> None:
+    row = "Dividends paid | Jan 26, 2025: (834) | Jan 28, 2024: (395) | (in millions)"
+    assert prints_figure(row, "$834 million")
+    assert not prints_figure(row, "$834 billion")
+    assert prints_figure("We had approximately 29,600 employees.", "29,600")
 
 
 def test_a_recorded_tape_replays_the_same_run_with_no_model(

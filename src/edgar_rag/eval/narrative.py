@@ -23,7 +23,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from edgar_rag.answer.answerer import Answerer, Prepared
-from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
+from edgar_rag.answer.numbers import PrintedFigure, find_figures, passage_figures, supports
 from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.domain import Generation, Reason, Response
 from edgar_rag.eval.answering import guards_declining, read_partial
@@ -153,6 +153,16 @@ def states_figure(text: str, figure: str) -> bool:
     return any(supports(printed, claim) for claim in find_figures(text))
 
 
+def prints_figure(quote: str, figure: str) -> bool:
+    """A cited quote prints the figure: it states it as an answer would (``states_figure``), or
+    a table row's cell, in the row's scale, is it (``Dividends paid | 2025: (834) | (in
+    millions)`` prints $834 million)."""
+    if states_figure(quote, figure):
+        return True
+    gold = find_figures(figure)
+    return bool(gold) and any(supports(cell, gold[0]) for cell in passage_figures(quote))
+
+
 def cites_phrase(response: Response, prepared: Prepared, question: NarrativeQuestion) -> bool:
     """Some citation is of the expected filing and its passage (or its quote) holds the phrase,
     or, for a figure question, prints the figure: a filing states a count in more than one
@@ -165,7 +175,7 @@ def cites_phrase(response: Response, prepared: Prepared, question: NarrativeQues
     expected = (question.ticker, question.fiscal_year)
     figure = question.figure
     if figure is not None and any(
-        (c.filing.ticker, c.filing.fiscal_year) == expected and states_figure(c.quote, figure)
+        (c.filing.ticker, c.filing.fiscal_year) == expected and prints_figure(c.quote, figure)
         for c in response.citations
     ):
         return True
