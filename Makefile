@@ -88,7 +88,8 @@ bench-embedders: build/corpus.db
 	nice -n 10 $(BIN)/edgar-rag dev bench embedders --index build/corpus.db --out docs/performance.json
 
 bench-model: build/corpus.db
-	$(BIN)/edgar-rag dev bench model --index build/corpus.db --out docs/performance.json
+	$(BIN)/edgar-rag dev bench model --index build/corpus.db --every 2 --narrative-every 6 \
+	  --out docs/performance.json
 
 # The HTTP service under load, into docs/performance.*: `edgar-rag serve` on loopback replaying
 # a tape under build/bench/, recorded with the local model when missing or when a prompt changed.

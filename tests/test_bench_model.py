@@ -20,7 +20,7 @@ def test_the_model_page_shows_asks_of_golden_and_narrative_questions() -> None:
         "ask_narrative_every": 6,
     }
     page = "\n".join(render_model(model))
-    assert "of the hand-written narrative questions of both splits (31 asked" in page
+    assert "of the hand-written narrative set, both splits (31 asked" in page
     assert page.count("| model process | questions | failed | P50 s | P95 s |") == 2
 
 

@@ -332,9 +332,9 @@ def render_model(model: dict[str, Any]) -> list[str]:
         ask = model["ask_narrative"]
         lines += [
             f"{_share(model['ask_narrative_every'], model['ask_narrative_of'])} of the "
-            f"hand-written narrative questions of both splits ({ask['warm']['questions']} asked, "
-            "each in its scope: a filing or the whole corpus), the same way; their prompts hold "
-            "fewer, longer passages, so the model reads more before it writes.",
+            f"hand-written narrative set, both splits ({ask['warm']['questions']} asked, each in "
+            "its scope: a filing or the whole corpus), the same way; their prompts hold fewer, "
+            "longer passages, so the model reads more before it writes.",
             "",
             *_ask_table(ask),
             "",
