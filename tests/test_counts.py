@@ -75,3 +75,37 @@ def test_a_count_question_finds_the_sentence_that_states_the_count(index: Sqlite
     stated = "approximately 166,000 full-time equivalent employees"
     assert any(stated in text for text in top(searcher))
     assert not any(stated in text for text in top(without))
+
+
+@pytest.mark.parametrize(
+    ("question", "sections"),
+    [
+        ("How many Visa class A shares were outstanding according to the cover of its 10-K?",
+         {"Cover"}),
+        ("What does Apple say about competition in its risk factors?", {"Item 1A"}),
+        ("Based on the information provided in the cash flow statement, what is capex?",
+         {"Item 8", "Item 15"}),
+        ("What risk factors does Apple name?", set()),
+        ("How much revenue did Apple report in fiscal 2025?", set()),
+    ],
+)  # fmt: skip
+def test_a_question_pointing_where_to_read_names_its_items(
+    question: str, sections: set[str]
+) -> None:
+    assert read_question(question).sections == sections
+
+
+def test_a_question_pointing_to_the_cover_is_answered_from_it(index: SqliteIndex) -> None:
+    question = read_question(
+        "How many shares of common stock were outstanding according to the cover page?"
+    )
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    searcher = Searcher(index, HashingEmbedder())
+    without = Searcher(index, HashingEmbedder(), replace(SearchSettings(), sections=False))
+
+    def items(engine: Searcher) -> list[str]:
+        return [hit.passage.chunk.item for hit in engine.search(question, scope, 4)]
+
+    assert items(searcher)[0] == "Cover"
+    assert items(without)[0] != "Cover"
+    assert items(searcher).count("Cover") > items(without).count("Cover")

@@ -65,6 +65,9 @@ class Question:
     """It asks how many or how much: a right answer states a figure."""
     counted: str | None = None
     """What that figure counts ("employees" for "how many full-time employees"), if it asks."""
+    sections: frozenset[str] = frozenset()
+    """The Items it points to read ("according to the cover": ``Cover``; "in its risk factors":
+    ``Item 1A``), as chunks name them; empty when it points nowhere."""
 
 
 def read_question(
@@ -92,7 +95,51 @@ def read_question(
         kind=kind,
         asks_amount=asks_amount(text),
         counted=counted_noun(text),
+        sections=named_sections(text),
     )
+
+
+_SECTIONS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
+    (re.compile(rf"\b(?:{names})\b", re.I), frozenset(items))
+    for names, items in (
+        (r"cover(?:\s+page)?", {"Cover"}),
+        (r"risk\s+factors?", {"Item 1A"}),
+        (r"human\s+capital|business\s+section|description\s+of\s+(?:the|its)\s+business",
+         {"Item 1"}),
+        (r"legal\s+proceedings", {"Item 3"}),
+        (r"properties\s+section", {"Item 2"}),
+        (r"md&a|management[’']?s\s+discussion", {"Item 7"}),
+        (r"balance\s+sheets?|income\s+statements?|cash\s+flows?\s+statements?|statements?\s+of\s+"
+         r"(?:cash\s+flows?|operations|income|earnings|financial\s+position)|financial\s+"
+         r"statements|notes\s+to\s+(?:the\s+)?(?:consolidated\s+)?financial\s+statements",
+         {"Item 8", "Item 15"}),
+    )
+)  # fmt: skip
+"""Where a 10-K says each thing, by the Item that holds it (a filing that prints its statements
+in an exhibit holds them in Item 15)."""
+_POINTING = re.compile(
+    r"\b(?:according\s+to|per|in|from|on|using|based\s+(?:\w+\s+)?on|as\s+(?:shown|reported|"
+    r"stated|disclosed|described|presented)\s+in)\s+"
+    r"(?:(?:the\s+)?(?:information|data|figures|details)\s+(?:\w+\s+){0,2}?(?:in|on)\s+)?"
+    r"(?:the\s+|its\s+|their\s+|[a-z&.\-]+['’]s\s+)?"
+    r"(?:(?:fiscal\s+)?(?:\d{4}\s+)?(?:10-k|annual\s+report)['’]?s?\s+)?"
+    r"(?:consolidated\s+)?(?P<where>[a-z&’' ]{3,60})",
+    re.I,
+)
+"""A phrase pointing where to read: "according to the cover", "in its risk factors", "per the
+cover of its fiscal 2024 10-K", "based on the cash flow statement"."""
+
+
+def named_sections(text: str) -> frozenset[str]:
+    """The Items the question points to read (``_SECTIONS``): the section a pointing phrase
+    names, never a section's name said in passing ("what risk factors does it name")."""
+    found: set[str] = set()
+    for pointing in _POINTING.finditer(text):
+        where = pointing["where"]
+        for names, items in _SECTIONS:
+            if names.match(where):
+                found |= items
+    return frozenset(found)
 
 
 _COMPARISON = re.compile(

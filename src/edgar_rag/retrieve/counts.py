@@ -1,5 +1,6 @@
-"""A ranker for questions that count something: the chunks whose prose prints a number beside a
-word for what is counted.
+"""Rankers that keep the question's own candidates of one kind: for a question that counts
+something, the chunks whose prose prints a number beside a word for what is counted; for one
+that points where to read, the chunks of that Item.
 
 "How many employees did Meta have?" is answered by one sentence of the human capital section
 ("We had a global workforce of 67,317 employees"), while the dense and lexical rankings fill the
@@ -12,9 +13,9 @@ year, no change "by" so much.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from edgar_rag.domain import PassageIndex, ScoredIds
+from edgar_rag.domain import Passage, PassageIndex, ScoredIds
 from edgar_rag.question.words import MONTHS, STOPWORDS, counting_stems, lower_words, stem
 
 _COUNT = re.compile(
@@ -69,15 +70,30 @@ def rank_count_chunks(
 ) -> ScoredIds:
     """The chunks of ``rankings`` (the question's own dense and lexical ones) that print a count
     beside a word for what is ``counted``, in the order of their best rank in either."""
+    nouns = counting_stems(counted)
+    return rank_kept(index, rankings, lambda passage: prints_count(passage.chunk.text, nouns))
+
+
+def rank_section_chunks(
+    index: PassageIndex, sections: frozenset[str], rankings: Sequence[ScoredIds]
+) -> ScoredIds:
+    """The chunks of ``rankings`` in the Items the question points to read ("according to the
+    cover"), in the order of their best rank: nothing else routes a question to an Item."""
+    return rank_kept(index, rankings, lambda passage: passage.chunk.item in sections)
+
+
+def rank_kept(
+    index: PassageIndex, rankings: Sequence[ScoredIds], keep: Callable[[Passage], bool]
+) -> ScoredIds:
+    """The chunks of ``rankings`` whose passage ``keep`` accepts, best rank in any first."""
     best: dict[int, int] = {}
     for ranking in rankings:
         for rank, (chunk_id, _) in enumerate(ranking):
             best[chunk_id] = min(rank, best.get(chunk_id, rank))
     ordered = sorted(best, key=lambda chunk_id: best[chunk_id])
     passages = index.passages(ordered)
-    nouns = counting_stems(counted)
     return [
         (chunk_id, 1.0 / (1 + best[chunk_id]))
         for chunk_id in ordered
-        if chunk_id in passages and prints_count(passages[chunk_id].chunk.text, nouns)
+        if chunk_id in passages and keep(passages[chunk_id])
     ]

@@ -20,7 +20,7 @@ from edgar_rag.domain import (
     SourceFormat,
 )
 from edgar_rag.question.reading import Kind, Question
-from edgar_rag.retrieve.counts import rank_count_chunks
+from edgar_rag.retrieve.counts import rank_count_chunks, rank_section_chunks
 from edgar_rag.retrieve.facts import (
     OperandReader,
     named_fact_chunk,
@@ -62,6 +62,10 @@ class SearchSettings:
     chunks printing a count beside a word for it (``retrieve.counts``): the one sentence that
     answers sits below tables that say the same word (docs/narrative.md)."""
     counts_weight: float = 2.0
+    sections: bool = True
+    """For a question that points where to read ("according to the cover", "in its risk
+    factors"), rank its candidates from that Item (``Question.sections``)."""
+    sections_weight: float = 2.0
     statements: bool = True
     """In a PDF filing, rank the chunks of the primary statements (located by their titles at
     ingest) that print the figures the question names, whatever its kind: a prose question on
@@ -163,11 +167,16 @@ class Searcher:
             if settings.counts and question.counted is not None
             else []
         )
+        sections = (
+            rank_section_chunks(self.index, question.sections, (dense, lexical))
+            if settings.sections and question.sections
+            else []
+        )
         statements = self._statement_chunks(question, scope)
         searched = time.perf_counter()
         rankings = [
             [i for i, _ in ranking]
-            for ranking in (dense, lexical, facts, operands, counts, statements)
+            for ranking in (dense, lexical, facts, operands, counts, sections, statements)
         ]
         lexical_weight = settings.narrative_lexical_weight if narrative else 1.0
         weights = (
@@ -176,6 +185,7 @@ class Searcher:
             settings.facts_weight,
             settings.operands_weight,
             settings.counts_weight,
+            settings.sections_weight,
             settings.statements_weight,
         )
         fused = fuse_rankings(rankings, settings.rrf_k, weights)
