@@ -264,3 +264,23 @@ def test_a_count_is_named_by_its_row_or_its_column_header() -> None:
         "January 31, 2024: 585,677,464"
     )
     assert asked("How many common shares were outstanding?", cover, "585,677,464 shares [1].")
+
+
+def test_a_count_of_another_class_of_stock_does_not_answer() -> None:
+    """Asked about Class A holders, the sentence counting Class B holders is no answer, even on
+    a line whose other sentence names Class A."""
+    question = read_question(
+        "How many stockholders of record held Meta's Class A stock at the end of 2023?"
+    )
+    assert question.share_class == "a"
+    line = (
+        "Because many of our shares of Class A common stock are held by brokers, we cannot "
+        "estimate the holders. As of December 31, 2023, there were 23 stockholders of record of "
+        "our Class B common stock."
+    )
+    answer = "There were 23 stockholders of record [1]."
+    check = (question.metric, question.counted)
+    assert figure_names_metric(answer, [line], *check)
+    assert not figure_names_metric(answer, [line], *check, question.share_class)
+    of_a = line.replace("23", "3,098").replace("Class B", "Class A")
+    assert figure_names_metric("There were 3,098 [1].", [of_a], *check, question.share_class)

@@ -455,13 +455,14 @@ def _metric_named(
     verifier moves a marker to the passage printing the figure."""
     cited = [windows[m - 1].text for m in verdict.cited]
     wanted = question.metric
-    if figure_names_metric(strip_markers(text), cited, wanted, question.counted):
+    counted, share_class = question.counted, question.share_class
+    if figure_names_metric(strip_markers(text), cited, wanted, counted, share_class):
         return verdict
     if len(verdict.cited) == 1:
         (old,) = verdict.cited
         for new, window in enumerate(windows, 1):
             if new == old or not figure_names_metric(
-                strip_markers(text), [window.text], wanted, question.counted
+                strip_markers(text), [window.text], wanted, counted, share_class
             ):
                 continue
             moved = verify(MARKER.sub(f"[{new}]", verdict.text))

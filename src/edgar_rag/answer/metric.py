@@ -26,13 +26,18 @@ from edgar_rag.question.words import (
     counting_stems,
     expand,
     lower_words,
+    share_classes,
     stem,
     text_stems,
 )
 
 
 def figure_names_metric(
-    answer: str, passages: Iterable[str], words: Iterable[str], counted: str | None = None
+    answer: str,
+    passages: Iterable[str],
+    words: Iterable[str],
+    counted: str | None = None,
+    share_class: str | None = None,
 ) -> bool:
     """Some figure the answer states is printed on a line (a table row, a sentence) of the cited
     passages that names what the question asks; true when the answer states no figure or the
@@ -50,7 +55,9 @@ def figure_names_metric(
     a count printed beside what it counts: "106 lawsuits by individual shippers", "employees
     totaled over 150,000", a row labelled "Number of stores"; never by a percentage, nor by a
     change ("reduced headcount by approximately 10,000 employees"). An abbreviation says the
-    words whose initials it spells: "BCA" says "commercial airplanes".
+    words whose initials it spells: "BCA" says "commercial airplanes". A question about one class
+    of stock (``share_class``) is not answered by a line naming only another class ("23
+    stockholders of record of our Class B common stock" for Class A).
     """
     words = list(words)
     wanted = expand(words, strict=True)
@@ -71,6 +78,8 @@ def figure_names_metric(
         for line in passage.splitlines():
             printed = passage_figures(line)
             if not any(supports(p, c) for p in printed for c in claims):
+                continue
+            if share_class is not None and _names_other_class(line, share_class, claims):
                 continue
             if counted is not None:
                 if _counts(line, printed, claims, counted):
@@ -161,6 +170,17 @@ outstanding as of January 31, 2024: 585,677,464"."""
 _SUBJECT_WORDS = 4
 """The words that open a sentence name what its first figure counts, however far it comes."""
 _ABBREVIATION = re.compile(r"\b[A-Z]{2,6}\b")
+
+
+def _names_other_class(line: str, asked: str, claims: Sequence[Figure]) -> bool:
+    """Each part of the line that prints a claimed figure (the row, or each sentence) names a
+    class of stock, never the one asked."""
+    parts = [line] if " | " in line else PROSE_SENTENCE.split(line)
+    printing = [
+        part for part in parts if any(supports(p, c) for p in passage_figures(part) for c in claims)
+    ]
+    named = [share_classes(part) for part in printing]
+    return bool(printing) and all(classes and asked not in classes for classes in named)
 
 
 def _abbreviated(text: str, asked: Sequence[str]) -> frozenset[str]:

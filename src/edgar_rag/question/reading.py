@@ -24,6 +24,7 @@ from edgar_rag.question.words import (
     metric_words,
     query_terms,
     question_weights,
+    share_class,
 )
 
 
@@ -65,6 +66,9 @@ class Question:
     """It asks how many or how much: a right answer states a figure."""
     counted: str | None = None
     """What that figure counts ("employees" for "how many full-time employees"), if it asks."""
+    share_class: str | None = None
+    """The class of stock it asks about ("Class A" -> ``a``), which a line printing another
+    class's figure does not answer."""
     sections: frozenset[str] = frozenset()
     """The Items it points to read ("according to the cover": ``Cover``; "in its risk factors":
     ``Item 1A``), as chunks name them; empty when it points nowhere."""
@@ -95,6 +99,7 @@ def read_question(
         kind=kind,
         asks_amount=asks_amount(text),
         counted=counted_noun(text),
+        share_class=share_class(text),
         sections=named_sections(text),
     )
 

@@ -235,6 +235,20 @@ def asks_amount(question: str) -> bool:
     return _HOW_MANY.search(question) is not None
 
 
+def share_class(text: str) -> str | None:
+    """The class of stock ``text`` names first ("Class A" -> ``a``, "class B-1" -> ``b-1``)."""
+    named = _SHARE_CLASS.search(text)
+    return named["name"].lower() if named else None
+
+
+def share_classes(text: str) -> frozenset[str]:
+    """Every class of stock ``text`` names, as ``share_class`` spells them."""
+    return frozenset(name.lower() for name in _SHARE_CLASS.findall(text))
+
+
+_SHARE_CLASS = re.compile(r"\bclass\s+(?P<name>[a-c](?:-\d)?)\b", re.IGNORECASE)
+
+
 def asks_degree(question: str) -> bool:
     """The question asks how big, concentrated or dependent something is ("how large is its
     network"): a figure answers it, though it says neither how many nor how much."""
