@@ -19,9 +19,8 @@ from edgar_rag.answer.numbers import (
 from edgar_rag.question.words import (
     DISTINGUISHING,
     GENERIC,
-    MONTHS,
+    NOT_SAID,
     QUALIFIERS,
-    STOPWORDS,
     SYNONYMS_OF,
     counting_stems,
     expand,
@@ -146,17 +145,13 @@ def _counts(
                 continue
             before = lower_words(sentence[: figure.start])
             after = lower_words(sentence[figure.end :])[:_AFTER_WORDS]
-            said = [w for w in before if w.isalpha() and w not in _NOT_SAID]
+            said = [w for w in before if w.isalpha() and w not in NOT_SAID]
             beside = [*after, *said[-_BEFORE_WORDS:]]
             if first == 0:  # "The Company employees, which include ..., totaled over 150,000"
                 beside += said[:_SUBJECT_WORDS]
             if nouns & {stem(word) for word in beside}:
                 return True
     return False
-
-
-_NOT_SAID = STOPWORDS | {"s", *MONTHS}
-"""Words that say nothing of what a figure counts: "the", "as of", "January"."""
 
 
 _MONEY = re.compile(r"[$€£]")

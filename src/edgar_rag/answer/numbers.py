@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from edgar_rag.question.words import lower_words
+from edgar_rag.question.words import ends_in_change_by
 from edgar_rag.rules import MULTIPLIERS, SMALL_NUMBERS, TENS, Spelled, read_number_words
 
 MARKER = re.compile(r"\[\s*(\d+(?:\s*[,\-–]\s*\d+)*)\s*\]")
@@ -130,15 +130,7 @@ def states_change(sentence: str, figure: Figure) -> bool:
     """The ``figure`` of ``sentence`` says how much something changed, not its value: it comes
     after "by" ("reduced headcount by approximately 10,000", "reduced our operating profit by
     $17.73 billion")."""
-    before = " ".join(lower_words(sentence[: figure.start])[-_HEDGED:])
-    return _CHANGE_BY.search(before) is not None
-
-
-_CHANGE_BY = re.compile(
-    r"\bby(?:\s+(?:approximately|about|around|nearly|some|over|more|than|almost|roughly))*$"
-)
-_HEDGED = 4
-"""How many words may stand between "by" and the figure ("by more than approximately")."""
+    return ends_in_change_by(sentence[: figure.start])
 
 
 def passage_figures(text: str) -> list[PrintedFigure]:

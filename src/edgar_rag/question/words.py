@@ -249,6 +249,21 @@ def share_classes(text: str) -> frozenset[str]:
 _SHARE_CLASS = re.compile(r"\bclass\s+(?P<name>[a-c](?:-\d)?)\b", re.IGNORECASE)
 
 
+def ends_in_change_by(text: str) -> bool:
+    """``text``, what stands before a figure, ends in "by", perhaps hedged ("reduced headcount
+    by approximately"): the figure says how much something changed, not its value."""
+    return _CHANGE_BY.search(" ".join(lower_words(text)[-_HEDGED:])) is not None
+
+
+_CHANGE_BY = re.compile(
+    r"\bby(?:\s+(?:approximately|about|around|nearly|some|over|more|than|almost|roughly))*$"
+)
+_HEDGED = 4
+"""How many words may stand between "by" and the figure ("by more than approximately")."""
+NOT_SAID = STOPWORDS | {"s", *MONTHS}
+"""Words that say nothing of what a figure counts: "the", "as of", "January"."""
+
+
 def asks_degree(question: str) -> bool:
     """The question asks how big, concentrated or dependent something is ("how large is its
     network"): a figure answers it, though it says neither how many nor how much."""

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from edgar_rag.domain import Passage, PassageIndex, ScoredIds
-from edgar_rag.question.words import MONTHS, STOPWORDS, counting_stems, lower_words, stem
+from edgar_rag.question.words import NOT_SAID, counting_stems, ends_in_change_by, lower_words, stem
 
 _COUNT = re.compile(
     r"(?<![\w$€£.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s+(?:thousand|million|billion))?"
@@ -26,7 +26,6 @@ _YEAR = re.compile(r"(?:19|20)\d{2}")
 _NEAR = 4
 """How many words, small ones aside, may stand between a count and its noun: "67,317
 employees", "employees totaled over 150,000", "approximately 31,600 employees"."""
-_BY = re.compile(r"\bby(?:\s+(?:approximately|about|around|nearly|over|more|than|almost))*\s*$")
 
 
 def prints_count(text: str, nouns: frozenset[str]) -> bool:
@@ -41,15 +40,14 @@ def prints_count(text: str, nouns: frozenset[str]) -> bool:
         counts = [
             match
             for match in _COUNT.finditer(line)
-            if not _YEAR.fullmatch(match.group()) and not _BY.search(line, 0, match.start())
+            if not _YEAR.fullmatch(match.group()) and not ends_in_change_by(line[: match.start()])
         ]
         for first, match in enumerate(counts):
             before = _said(line[: match.start()])
             after = _said(line[match.end() :])
             beside = [*before[-_NEAR:], *after[:_NEAR]]
-            if (
-                first == 0
-            ):  # "The number of shareholders of record ... was estimated to be 4,500,000"
+            if first == 0:
+                # "The number of shareholders of record ... was estimated to be 4,500,000"
                 beside += before[:_NEAR]
             if nouns & {stem(w) for w in beside}:
                 return True
@@ -59,10 +57,7 @@ def prints_count(text: str, nouns: frozenset[str]) -> bool:
 def _said(text: str) -> list[str]:
     """The words of ``text`` that may say what a count counts: no small words, numbers or dates
     ("Common Shares, $1.00 par value, outstanding as of January 31, 2024: 585,677,464")."""
-    return [w for w in lower_words(text) if w not in _NOT_SAID and not w.isdigit()]
-
-
-_NOT_SAID = STOPWORDS | set(MONTHS)
+    return [w for w in lower_words(text) if w not in NOT_SAID and not w.isdigit()]
 
 
 def rank_count_chunks(
