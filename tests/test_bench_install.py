@@ -22,7 +22,7 @@ from edgar_rag.bench.install import (
     summarise,
     venv_size_mib,
 )
-from edgar_rag.bench.report import render_performance
+from edgar_rag.bench.report import render_performance, render_readme_figures
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -49,7 +49,7 @@ def _install(seconds: float, size_mib: float, distributions: int) -> dict[str, A
 def _entry() -> dict[str, Any]:
     installs = {DEFAULT: _install(6.0, 1500.0, 80), ALL: _install(8.0, 1600.0, 100)}
     return {
-        "rounds": 1, "cpus": 2, "load_average_1m": [1.0, 1.5], "uv": "uv 0.13.8",
+        "rounds": 1, "cpus": 2, "load_average_1m": [1.0, 1.5], "uv": "0.13.8",
         "uv_cache": "/root/.cache/uv", "python": "3.11.7", "lock": "requirements.lock",
         "find_links": "/opt/wheels", "extras": ["postgres", "serve", "mcp", "eval"],
         "modules": ["psycopg", "scipy"], "installs": installs,
@@ -108,3 +108,5 @@ def test_the_entry_is_written_and_the_page_renders_from_it(tmp_path: Path) -> No
     assert "| default / all | 0.75 | | 0.94 | 0.80 |" in section
     assert "warm uv cache (`/root/.cache/uv`)" in section
     assert "builds logged: none" in section
+    readme = render_readme_figures(tmp_path)
+    assert "| 1500 / 1600 MiB (0.94x), 6.0 / 8.0 s (0.75x), 80 / 100 |" in readme

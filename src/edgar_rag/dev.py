@@ -281,7 +281,7 @@ def bench_cli(index: Path, rounds: int, out: Path) -> None:
 @path_option("--project", ".", "The checkout built as a wheel and installed.")
 @path_option("--lock", "requirements.lock", "The pins both installs are constrained to.")
 @click.option("--find-links", type=PATH, help="Where torch's CPU wheel lies (FIND_LINKS).")
-@click.option("--rounds", type=int, default=3, show_default=True, help="Installs of each.")
+@click.option("--rounds", type=int, default=5, show_default=True, help="Installs of each.")
 @path_option("--out", "docs/performance.json", "The figures; its `install` entry is written.")
 def bench_install(
     project: Path, lock: Path, find_links: Path | None, rounds: int, out: Path

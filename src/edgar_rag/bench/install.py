@@ -169,7 +169,7 @@ def summarise(installs: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:
 
 
 def measure_install(
-    project: Path, lock: Path, find_links: Path | None, out: Path, *, rounds: int = 3
+    project: Path, lock: Path, find_links: Path | None, out: Path, *, rounds: int = 5
 ) -> dict[str, Any]:
     """Install both ways ``rounds`` times, write the ``install`` entry of ``out``, and render
     the page again."""
@@ -205,7 +205,7 @@ def measure_install(
         "rounds": rounds,
         "cpus": os.cpu_count(),
         "load_average_1m": [round(started, 2), round(os.getloadavg()[0], 2)],
-        "uv": _run([str(inputs.uv), "--version"], 1).strip(),
+        "uv": _run([str(inputs.uv), "--version"], 1).split()[1],
         "uv_cache": _run([str(inputs.uv), "cache", "dir"], 1).strip(),
         "python": platform.python_version(),
         "lock": lock.name,
@@ -265,13 +265,13 @@ def render_install(entry: Mapping[str, Any]) -> list[str]:
         "## Install size and time: the default install against all extras",
         "",
         f"Written by `make bench-install` (`edgar-rag dev bench install`): fresh virtual "
-        f"environments filled by `uv pip install` ({entry['uv']}, Python {entry['python']}) "
+        f"environments filled by `uv pip install` (uv {entry['uv']}, Python {entry['python']}) "
         f"from `{entry['lock']}` as constraints{links}, as `make setup` installs, and this "
         f"checkout built once as a wheel. `{DEFAULT}` is the default install; `{ALL}` is what "
         f"the default install held before the extras {_names(entry['extras'])} were split out "
         f"of it. The times are with a warm uv cache (`{entry['uv_cache']}`): it held every "
         f"wheel both installs take (the lock's wheels, torch's CPU wheel and the wheel that "
-        f"`make setup` built for llama-cpp-python, the one source distribution), and an "
+        f"`make setup` built for llama-cpp-python, which PyPI ships as source only), and an "
         f"untimed install of all extras ran first. Each install ran `--offline`, so none "
         f"could download (downloads logged: {_names(downloaded)}; builds logged: "
         f"{_names(built)}), and copied its files from the cache (`--link-mode copy`), so the "
@@ -291,4 +291,20 @@ def render_install(entry: Mapping[str, Any]) -> list[str]:
         f"{_names(everything['installed'])} are installed, it loaded: "
         f"{_names(everything['imported'])}.",
         "",
+    ]
+
+
+def install_figures(entry: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """The README's row: the default install against all extras."""
+    default, everything = entry["installs"][DEFAULT], entry["installs"][ALL]
+    ratio = entry["default_over_all"]
+    return [
+        (
+            f"`{DEFAULT}` / `{ALL}` with uv from a warm cache: size, install P50, distributions",
+            f"{default['size_mib']:.0f} / {everything['size_mib']:.0f} MiB "
+            f"({ratio['size_mib']:.2f}x), {default['p50_s']:.1f} / {everything['p50_s']:.1f} s "
+            f"({ratio['p50_s']:.2f}x), {default['distributions']} / "
+            f"{everything['distributions']}",
+            "[performance](docs/performance.md)",
+        )
     ]
