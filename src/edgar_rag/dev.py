@@ -277,6 +277,27 @@ def bench_cli(index: Path, rounds: int, out: Path) -> None:
         click.echo(f"{name:<22}P50 {row['p50_s']:.3f} s  {row['vs_python']:.2f}x", err=True)
 
 
+@bench.command(name="install")
+@path_option("--project", ".", "The checkout built as a wheel and installed.")
+@path_option("--lock", "requirements.lock", "The pins both installs are constrained to.")
+@click.option("--find-links", type=PATH, help="Where torch's CPU wheel lies (FIND_LINKS).")
+@click.option("--rounds", type=int, default=5, show_default=True, help="Installs of each.")
+@path_option("--out", "docs/performance.json", "The figures; its `install` entry is written.")
+def bench_install(
+    project: Path, lock: Path, find_links: Path | None, rounds: int, out: Path
+) -> None:
+    """The default install against all extras, in throwaway venvs (`make bench-install`)."""
+    from edgar_rag.bench.install import measure_install  # noqa: PLC0415
+
+    entry = measure_install(project, lock, find_links, out, rounds=rounds)
+    for name, row in entry["installs"].items():
+        click.echo(
+            f"{name:<38}P50 {row['p50_s']:.2f} s  {row['size_mib']:.1f} MiB  "
+            f"{row['distributions']} distributions",
+            err=True,
+        )
+
+
 @bench.command(name="load")
 @index_option
 @path_option("--model-dir", "build/cache", "EDGAR_RAG_MODEL_DIR of the server and of recording.")

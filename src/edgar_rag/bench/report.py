@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from edgar_rag.bench.commands import render_cli
+from edgar_rag.bench.install import install_figures, render_install
 from edgar_rag.markdown import table
 
 EDGAR_10K_PER_YEAR = 7_000
@@ -50,6 +51,8 @@ def render_performance(data: dict[str, Any]) -> str:
         lines += render_model(data["model"])
     if "cli" in data:
         lines += render_cli(data["cli"])
+    if "install" in data:
+        lines += render_install(data["install"])
     return "\n".join(lines)
 
 
@@ -598,6 +601,8 @@ def render_readme_figures(docs: Path) -> str:
             figures += _ask_figures(data["model"])
         if "cli" in data:
             figures += _cli_figures(data["cli"])
+        if "install" in data:
+            figures += install_figures(data["install"])
     for name, render in _EXTRA_FIGURES:
         path = docs / name
         if path.exists():
