@@ -17,12 +17,11 @@ from edgar_rag.bench.install import (
     check_cli,
     count_distributions,
     parse_uv_log,
-    record_install,
     render_install,
     summarise,
     venv_size_mib,
 )
-from edgar_rag.bench.report import render_performance, render_readme_figures
+from edgar_rag.bench.report import record_entry, render_performance, render_readme_figures
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -98,7 +97,7 @@ def test_the_entry_is_written_and_the_page_renders_from_it(tmp_path: Path) -> No
     out = tmp_path / "performance.json"
     shutil.copy(DOCS / "performance.json", out)
     entry = _entry()
-    record_install(out, entry)
+    record_entry(out, "install", entry)
     data = json.loads(out.read_text())
     assert data["install"] == entry
     page = (tmp_path / "performance.md").read_text()

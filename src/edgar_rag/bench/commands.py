@@ -9,7 +9,6 @@ docs/performance.md; the rest of that file is kept as it is.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import subprocess
@@ -69,7 +68,7 @@ def summarise(seconds: Mapping[str, Sequence[float]]) -> dict[str, dict[str, Any
 def measure_commands(index: Path, out: Path, *, rounds: int = 15) -> dict[str, Any]:
     """Time the light commands on ``index``, write the ``cli`` entry of ``out`` (whose other
     entries ``make bench`` wrote), and render the page again."""
-    from edgar_rag.bench.report import write_performance  # noqa: PLC0415 (it renders ours)
+    from edgar_rag.bench.report import record_entry  # noqa: PLC0415 (it renders ours)
 
     if not index.exists():
         raise FileNotFoundError(f"{index}: build it first (`make build/corpus.db`)")
@@ -88,10 +87,7 @@ def measure_commands(index: Path, out: Path, *, rounds: int = 15) -> dict[str, A
         "load_average_1m": [round(started, 2), round(os.getloadavg()[0], 2)],
         "commands": summarise(seconds),
     }
-    data = json.loads(out.read_text(encoding="utf-8"))
-    data["cli"] = entry
-    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    write_performance(out)
+    record_entry(out, "cli", entry)
     return entry
 
 

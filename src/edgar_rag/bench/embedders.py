@@ -11,7 +11,6 @@ docs/performance.json and its section of docs/performance.md.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import time
@@ -218,9 +217,6 @@ def measure_embedders(
         **measured,
         "retrieval": quality(index, cache, indexes, score),
     }
-    data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
-    data["embedders"] = results
-    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    from edgar_rag.bench.report import write_performance  # noqa: PLC0415
+    from edgar_rag.bench.report import record_entry  # noqa: PLC0415
 
-    write_performance(out)
+    record_entry(out, "embedders", results)

@@ -215,18 +215,10 @@ def measure_install(
         "installs": installs,
         "default_over_all": summarise(installs),
     }
-    record_install(out, entry)
+    from edgar_rag.bench.report import record_entry  # noqa: PLC0415 (it renders ours)
+
+    record_entry(out, "install", entry)
     return entry
-
-
-def record_install(out: Path, entry: Mapping[str, Any]) -> None:
-    """Write ``entry`` as the ``install`` entry of ``out`` and render its pages again."""
-    from edgar_rag.bench.report import write_performance  # noqa: PLC0415 (it renders ours)
-
-    data = json.loads(out.read_text(encoding="utf-8"))
-    data["install"] = entry
-    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    write_performance(out)
 
 
 def _run(argv: Sequence[str], stream: int = 2) -> str:

@@ -554,6 +554,15 @@ def render_scaling(data: dict[str, Any]) -> str:
     )
 
 
+def record_entry(json_path: Path, key: str, entry: Any) -> None:
+    """Set the ``key`` entry of a bench's JSON, keeping the other benches' entries, and render
+    its pages again."""
+    data = json.loads(json_path.read_text(encoding="utf-8")) if json_path.exists() else {}
+    data[key] = entry
+    json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    write_performance(json_path)
+
+
 def write_performance(json_path: Path) -> None:
     data = json.loads(json_path.read_text(encoding="utf-8"))
     json_path.with_name("performance.md").write_text(render_performance(data), encoding="utf-8")
