@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from edgar_rag.cli import _AssemblyBar, log_file_path, main
+from edgar_rag.cli import log_file_path, main
+from edgar_rag.cli.ask import AssemblyBar
 
 
 @pytest.fixture
@@ -344,7 +345,7 @@ def test_a_file_that_is_no_index_is_one_line_naming_it(run: CliRunner, tmp_path:
 def test_the_model_assembly_off_a_terminal_is_one_final_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    bar, total = _AssemblyBar(), 3 * 2**20
+    bar, total = AssemblyBar(), 3 * 2**20
     for done in (2**20, 2 * 2**20, total):
         bar(done, total)
     printed = capsys.readouterr()
@@ -360,7 +361,7 @@ def test_the_model_assembly_on_a_terminal_is_a_tqdm_bar(monkeypatch: pytest.Monk
 
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    bar, total = _AssemblyBar(), 4 * 2**20
+    bar, total = AssemblyBar(), 4 * 2**20
     bar(2**20, total)
     bar(total, total)
     shown = terminal.getvalue()

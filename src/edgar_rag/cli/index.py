@@ -1,0 +1,172 @@
+"""The commands over the index: ``ingest`` filings, ``search`` passages, list the ``filings``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import click
+
+from edgar_rag.cli.app import db_option, json_option, json_text
+
+if TYPE_CHECKING:
+    from edgar_rag.ingest.indexer import IngestResult
+
+
+@click.command()
+@click.option(
+    "--from",
+    "paths",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="A filing, a folder, or the corpus layout with its manifest.csv (repeatable).",
+)
+@click.option("--tickers", "tickers", multiple=True, help="Only these tickers (several allowed).")
+@click.option("--years", "years", multiple=True, type=int, help="Only these fiscal years.")
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    help="Run each filing as a task on this Dask scheduler (tcp://host:8786), or 'local' for "
+    "a cluster on this machine; writes to EDGAR_RAG_DATABASE_URL.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    default=2,
+    show_default=True,
+    help="One-thread workers of --cluster local.",
+)
+@db_option
+@json_option
+def ingest(
+    paths: tuple[Path, ...],
+    tickers: tuple[str, ...],
+    years: tuple[int, ...],
+    cluster: str | None,
+    workers: int,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Index 10-K filings from local files, or from SEC EDGAR when no --from is given.
+
+    One line per filing on stdout as it is done; with --json, those lines go to stderr and
+    stdout gets the list of outcomes at the end. Exits 1 when a file was refused."""
+    from edgar_rag.api import open_index, require_every_request_met  # noqa: PLC0415
+    from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
+
+    if not paths and not tickers:
+        raise click.UsageError("give --from PATH, or --tickers (with --years) to fetch from EDGAR")
+    lines = sys.stderr if as_json else sys.stdout
+    with open_index(db) as index:
+        sources = index.find_sources(*paths, tickers=tickers, years=years)
+        each = index.ingest_each(sources, tickers, years, cluster=cluster, workers=workers)
+        results = _run_with_progress(each, len(sources), lines)
+    if as_json:
+        from edgar_rag.service.models import IngestResultJson  # noqa: PLC0415
+
+        click.echo(json_text([IngestResultJson.of(result) for result in results]))
+    require_every_request_met(results, tickers, years)
+    if any(r.outcome is Outcome.REFUSED for r in results):
+        sys.exit(1)
+
+
+def _run_with_progress(results: Any, total: int, lines: TextIO) -> list[IngestResult]:
+    from tqdm import tqdm  # noqa: PLC0415 (only the ingest command draws a bar)
+
+    from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
+
+    done: list[IngestResult] = []
+    chunks = 0
+    with tqdm(total=total, unit="filing", file=sys.stderr, dynamic_ncols=True, disable=None) as bar:
+        for result in results:
+            done.append(result)
+            bar.write(_describe(result), file=lines)
+            chunks += result.chunks
+            bar.set_postfix(chunks=chunks, refused=sum(r.outcome is Outcome.REFUSED for r in done))
+            bar.update(1)
+    return done
+
+
+def _describe(result: IngestResult) -> str:
+    from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
+
+    meta = result.meta
+    if result.outcome is Outcome.INDEXED and meta is not None:
+        who = meta.ticker or meta.company
+        return (
+            f"indexed    {who} {meta.fiscal_year}: {result.chunks} chunks, {result.facts} facts"
+            f"  ({result.source})"
+        )
+    return f"{result.outcome.value:<10} {result.source}: {result.reason}"
+
+
+def scope_options(command: Callable[..., None]) -> Callable[..., None]:
+    command = click.option("--year", type=int, help="Fiscal year (default: the latest indexed).")(
+        command
+    )
+    command = click.option("--cik", type=int, help="Scope to this company by CIK.")(command)
+    return click.option("--ticker", help="Scope to this company's filing.")(command)
+
+
+@click.command()
+@click.argument("question")
+@scope_options
+@click.option("-k", "k", type=click.IntRange(1, 50), default=5, show_default=True)
+@db_option
+@json_option
+def search(
+    question: str,
+    ticker: str | None,
+    cik: int | None,
+    year: int | None,
+    k: int,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Rank the passages that best answer QUESTION (one filing, or the whole corpus)."""
+    if not question.strip():
+        raise click.BadParameter("the question is empty", param_hint="QUESTION")
+    from edgar_rag.api import open_index  # noqa: PLC0415
+    from edgar_rag.service.models import HitJson  # noqa: PLC0415
+
+    with open_index(db) as index:
+        hits = index.search(question, ticker=ticker, cik=cik, year=year, k=k)
+    if as_json:
+        click.echo(json_text([HitJson.of(hit) for hit in hits]))
+        return
+    for hit in hits:
+        chunk, filing = hit.passage.chunk, hit.passage.filing
+        click.echo(
+            f"[{hit.rank}] {filing.ticker or filing.company} FY{filing.fiscal_year} {chunk.item} "
+            f"{chunk.title}  (score {hit.score:.4f}, cosine {hit.cosine:.3f})"
+        )
+        click.echo("    " + chunk.text.replace("\n", "\n    "))
+
+
+@click.command()
+@db_option
+@json_option
+def filings(db: Path | None, as_json: bool) -> None:
+    """List the indexed filings."""
+    from edgar_rag.api import open_index  # noqa: PLC0415
+
+    with open_index(db) as index:
+        summaries = index.filings()
+    if as_json:
+        from edgar_rag.service.models import FilingEntry  # noqa: PLC0415
+
+        click.echo(json_text([FilingEntry.model_validate(s) for s in summaries]))
+        return
+    click.echo(
+        f"{'ticker':<7}{'cik':>9}  {'company':<28}{'FY':>5}{'items':>6}{'chunks':>7}"
+        f"{'facts':>7}  {'years':<11}statements"
+    )
+    for s in summaries:
+        years = f"{s.years_reported[0]}-{s.years_reported[-1]}" if s.years_reported else "-"
+        found = ",".join(dict.fromkeys(statement.kind for statement in s.statements)) or "-"
+        click.echo(
+            f"{s.ticker or '-':<7}{s.cik or '-':>9}  {s.company[:27]:<28}{s.fiscal_year:>5}"
+            f"{s.items:>6}{s.chunks:>7}{s.facts:>7}  {years:<11}{found}"
+        )
