@@ -155,10 +155,23 @@ def test_a_figure_answering_a_year_the_filing_does_not_report_is_withheld(
 ) -> None:
     model = ScriptedGenerator([cite("416,161", "Net sales were $416,161 million [{marker}].")])
     question = "What were Apple's total net sales in fiscal 2015?"
-    response = answerer(index, model).answer(question, index.resolve_scope(ticker="AAPL"))
+    scope = index.resolve_scope(ticker="AAPL")
+    response = answerer(index, model).answer(question, scope, gate="none")
     assert response.reason is Reason.UNSUPPORTED_CLAIM
     assert "asks about fiscal 2015" in (response.detail or "")
     assert "416" not in (response.detail or "")
+
+
+def test_by_default_a_year_the_filing_does_not_report_is_declined_before_the_model(
+    index: SqliteIndex,
+) -> None:
+    model = ScriptedGenerator([])
+    question = "What were Apple's total net sales in fiscal 2015?"
+    response = answerer(index, model).answer(question, index.resolve_scope(ticker="AAPL"))
+    assert (response.reason, response.gate, model.prompts) == (Reason.OUT_OF_PERIOD, "period", [])
+    assert response.detail == (
+        "the question names fiscal 2015; this filing reports fiscal 2023 to 2025"
+    )
 
 
 def test_a_figure_not_in_the_cited_passage_is_withheld(index: SqliteIndex) -> None:

@@ -52,7 +52,7 @@ def test_the_bench_reads_neither_the_environment_nor_a_dotenv(
     monkeypatch.chdir(tmp_path)
     (tmp_path / ".env").write_text("EDGAR_RAG_SLOTS=7\n", encoding="utf-8")
     settings = bench_settings(tmp_path / "index.db", tmp_path, tmp_path / "tape.jsonl", slots=4)
-    assert (settings.gate, settings.api_key, settings.slots) == ("none", None, 4)
+    assert (settings.gate, settings.api_key, settings.slots) == ("period", None, 4)
 
     environment = server_environment(settings)
     ours = {k: v for k, v in environment.items() if k.startswith("EDGAR_RAG_")}

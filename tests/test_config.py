@@ -29,7 +29,7 @@ def test_defaults_need_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     settings = load_settings()
     assert (settings.generator, settings.gate, settings.embedder) == (
         "local",
-        "none",
+        "period",
         "minilm-onnx",
     )
     assert settings.db == Path("edgar-rag.db")

@@ -94,6 +94,21 @@ def test_the_period_gate_declines_a_year_the_filing_does_not_report() -> None:
     assert apply_gate("period", read_question(IN_PERIOD, APPLE), APPLE, [], 0.5).passed
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How did the 2017 Tax Cuts and Jobs Act affect Apple?",
+        "What is the status of the European Commission State Aid Decision from 2016?",
+    ],
+)
+def test_the_period_check_leaves_prose_questions_to_the_verifier(question: str) -> None:
+    """A prose question's year is often an event's the filing tells of, no statement column."""
+    read = read_question(question, APPLE)
+    assert read.years
+    assert min(read.years) < min(APPLE.years_reported)
+    assert apply_gate("period", read, APPLE, _hits(0.9), 0.5).passed
+
+
 def test_the_period_check_is_skipped_for_a_corpus_wide_question() -> None:
     assert apply_gate("period", read_question(OUT_OF_PERIOD, None), None, [], 0.5).passed
     decision = apply_gate(

@@ -62,7 +62,11 @@ class Settings(BaseSettings):
         description="record, replay, replay-paced (each replay takes as long as its recording) "
         "or off",
     )
-    gate: GateName = Field("none", description="the relevance gate before the model")
+    gate: GateName = Field(
+        "period",
+        description="the relevance gate before the model: period declines a figure question "
+        "for a year its filing does not report without running the model",
+    )
     api_key: SecretStr | None = Field(None, description="bearer token required by the service")
     slots: int = Field(1, ge=1, le=64, description="concurrent generations in the service")
     log_questions: bool = Field(False, description="write question text into request logs")

@@ -71,7 +71,7 @@ class AnswerSettings:
     search_k: int = 5
     passages_in_prompt: int = 5
     passage_chars: int = 180
-    gate: str = "none"
+    gate: str = "period"
     cosine_threshold: float = 0.0
     max_tokens: int = 120
     check_metric: bool = True

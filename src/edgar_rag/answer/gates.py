@@ -1,8 +1,11 @@
 """The gates that may decline a question before the model runs, and how their threshold is fitted.
 
-A gate is named by the checks it runs: ``none``, ``cosine``, ``period`` or ``period+cosine``.
-The period check runs first and only with one filing in scope; the cosine check compares the
-best hit's cosine with a threshold fitted on answerable questions. Pure: no I/O.
+A gate is named by the checks it runs: ``none``, ``cosine``, ``period`` (the default) or
+``period+cosine``. The period check runs first, only with one filing in scope and only on a
+question for a reported figure (a lookup, a computation, a comparison): a prose question names
+years of events a filing tells of ("the 2017 Tax Act", "its 2019 acquisition") that are no
+column of its statements. The cosine check compares the best hit's cosine with a threshold
+fitted on answerable questions. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import numpy as np
 from edgar_rag.domain import FilingMeta, Hit, Reason
 from edgar_rag.errors import ConfigError
 from edgar_rag.question.periods import period_guard
-from edgar_rag.question.reading import Question
+from edgar_rag.question.reading import Kind, Question
 
 GATES: tuple[str, ...] = ("none", "cosine", "period", "period+cosine")
 
@@ -54,7 +57,7 @@ def apply_gate(
     if name not in GATES:
         raise ConfigError(f"unknown gate {name!r}; choose one of {', '.join(GATES)}")
     checks = name.split("+")
-    if "period" in checks and filing is not None:
+    if "period" in checks and filing is not None and question.kind is not Kind.NARRATIVE:
         detail = period_guard(question.years, filing)
         if detail is not None:
             return GateDecision(False, Reason.OUT_OF_PERIOD, detail, name, None)

@@ -64,7 +64,6 @@ def bench_settings(index: Path, model_dir: Path, tape: Path, **knobs: Any) -> Se
         "model_dir": model_dir,
         "embedder": "minilm-onnx",
         "generator": "local",
-        "gate": "none",
         "tape": tape,
         "tape_mode": "replay",
         **knobs,

@@ -22,7 +22,7 @@ from edgar_rag.errors import SourceError
     "--gate",
     type=click.Choice(["none", "cosine", "period", "period+cosine"]),
     default=None,
-    help="Relevance gate before the model (default: EDGAR_RAG_GATE or none).",
+    help="Relevance gate before the model (default: EDGAR_RAG_GATE or period).",
 )
 @db_option
 @json_option
