@@ -1,5 +1,5 @@
-"""Rules every layer shares: the fiscal year a date falls in, English number words, and the key
-a company's name is known by.
+"""Rules every layer shares: the fiscal year a date falls in or ends nearest, English number
+words, and the key a company's name is known by.
 
 Each lived in two or three modules before (ingest, the period guard, the figure reader, the
 company guard), and copies drift. Pure tables and functions; the one read is of the list of
@@ -27,6 +27,24 @@ def fiscal_year_at(day: date, period_end: date, fiscal_year: int) -> int:
     ``fiscal_year`` that ended on ``period_end``: Home Depot's year ended 2025-02-02 is its
     fiscal 2024, and a comparative column dated 2024-01-28 its fiscal 2023."""
     return fiscal_year - round((period_end - day).days / DAYS_PER_YEAR)
+
+
+def fiscal_year_containing(day: date, period_end: date, fiscal_year: int) -> int:
+    """The fiscal year ``day`` falls in, in the calendar of a filing for ``fiscal_year`` that
+    ended on ``period_end``: the year whose end is the first on or after ``day``, each year end
+    taken as ``period_end``'s day and month in another year. For the day something happened: Meta
+    announced its first dividend on 2024-02-01, after its fiscal 2023 ended on 2023-12-31, so in
+    fiscal 2024, though 2023's end is nearer. A day a balance stood ("as of January 31, 2024", a
+    cover date, a column header) belongs to the nearest year end instead (``fiscal_year_at``).
+    A 52-53 week year's end moves a few days from year to year, so a day within those few days
+    of an earlier year's end may read as the year beside it."""
+    nearest = fiscal_year_at(day, period_end, fiscal_year)
+    shifted = period_end.year + nearest - fiscal_year
+    try:
+        nearest_end = period_end.replace(year=shifted)
+    except ValueError:  # February 29 in a year without one
+        nearest_end = period_end.replace(year=shifted, day=28)
+    return nearest + 1 if day > nearest_end else nearest
 
 
 # Number words ---------------------------------------------------------------------------------
