@@ -306,6 +306,21 @@ def test_a_prose_figure_takes_the_whole_date_its_sentence_gives() -> None:
     assert yearly.header == "2024"
 
 
+def test_a_sentence_pointing_back_takes_the_date_of_the_sentence_before_it() -> None:
+    lead = (
+        "Dividend On February 1, 2024, we announced the initiation of our first ever cash "
+        "dividend program. "
+    )
+    window = (
+        "This cash dividend of $0.50 per share of common stock is equivalent to $2.00 per share "
+        "on an annual basis. Our Board declared $1.0 billion."
+    )
+    pointing, annual, undated = passage_figures(window, lead)
+    assert (pointing.header, annual.header) == ("February 1, 2024", "February 1, 2024")
+    assert undated.header is None
+    assert passage_figures(window)[0].header is None
+
+
 def test_the_number_of_a_standard_is_no_figure() -> None:
     for text in ("the ISO 27002 Security Framework", "NIST CSF 2.0", "SOC 2 reports"):
         assert find_figures(text) == [], text

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from edgar_rag.answer.computed import Computed, ComputedAnswers
-from edgar_rag.answer.context import Window, best_window
+from edgar_rag.answer.context import Window, best_window, paragraph_before
 from edgar_rag.answer.gates import apply_gate
 from edgar_rag.answer.metric import figure_names_metric, sentence_stating
 from edgar_rag.answer.numbers import MARKER, find_figures
@@ -326,6 +326,10 @@ class Answerer:
         named = question.years
         asked = named or (frozenset({filing.fiscal_year}) if filing is not None else frozenset())
         passages = {marker: window.text for marker, window in enumerate(windows, 1)}
+        leads = {
+            marker: paragraph_before(hit.passage.chunk.text, window)
+            for marker, (hit, window) in enumerate(zip(given, windows, strict=True), 1)
+        }
         text, echoed = without_token_echo(generation.text, prepared.prompt.refusal_token)
         mended = False
         if question.asks_amount and not find_figures(strip_markers(text)):
@@ -345,7 +349,7 @@ class Answerer:
 
         def verify(text: str) -> Verdict:
             years = asked if check_periods else frozenset()
-            return verify_answer(text, passages, years, _year_of_header(filing))
+            return verify_answer(text, passages, years, _year_of_header(filing), leads=leads)
 
         verdict = verify(text)
         if verdict.ok and check_periods:
