@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from edgar_rag.rules import fiscal_year_at, fiscal_year_containing
+from edgar_rag.rules import dates_an_event, fiscal_year_at, fiscal_year_containing
 
 META_2023_END = date(2023, 12, 31)
 HOME_DEPOT_2024_END = date(2025, 2, 2)
@@ -46,3 +46,20 @@ def test_a_year_end_and_a_cover_date_keep_the_nearest_year_end() -> None:
     """What a balance or cover date needs instead: January 31, 2024 on a fiscal 2023 cover."""
     assert fiscal_year_at(date(2024, 1, 31), META_2023_END, 2023) == 2023
     assert fiscal_year_at(date(2024, 1, 28), HOME_DEPOT_2024_END, 2024) == 2023
+
+
+@pytest.mark.parametrize(
+    ("sentence", "event"),
+    [
+        ("On February 1, 2024 we announced the initiation of our first ever cash dividend.", True),
+        ("In August 2023, our Board approved an additional $25.0 billion of repurchases.", True),
+        ("The dividend was paid on March 26, 2024.", True),
+        ("As of January 26, 2024, there were 3,098 stockholders of record.", False),
+        ("On January 31, 2024, there were approximately 7,000 holders of record.", False),
+        ("We paid it to holders of record at the close of business on February 22, 2024.", False),
+        ("Cash was $65.40 billion at December 31, 2023.", False),
+    ],
+)
+def test_a_date_names_an_event_when_something_happened_on_it(sentence: str, event: bool) -> None:
+    date_at = next(sentence.index(m) for m in ("Jan", "Feb", "Mar", "Aug", "Dec") if m in sentence)
+    assert dates_an_event(sentence, date_at) is event

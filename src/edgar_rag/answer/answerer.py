@@ -27,6 +27,7 @@ from edgar_rag.answer.prompt import (
     is_refusal,
     without_token_echo,
 )
+from edgar_rag.answer.prose_dates import event_day
 from edgar_rag.answer.verify import Verdict, markers_in, strip_markers, verify_answer
 from edgar_rag.domain import (
     Citation,
@@ -46,7 +47,7 @@ from edgar_rag.question.companies import CompanyDirectory, company_guard
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, read_question, sets_against
 from edgar_rag.retrieve.search import Searcher
-from edgar_rag.rules import fiscal_year_at
+from edgar_rag.rules import fiscal_year_at, fiscal_year_containing
 
 COMPUTED = "computed"
 """The generator a response names when code, not a model, wrote its answer."""
@@ -89,8 +90,13 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
 
     ``September 27, 2025`` and ``Jan 26, 2025`` are period-end dates (mapped through the
     filing's period end, so that Home Depot's year ended 2025-02-02 is fiscal 2024); ``2025``
-    and ``Fiscal 2024`` are fiscal years as the filing labels them.
+    and ``Fiscal 2024`` are fiscal years as the filing labels them. A prose figure's header
+    that dates an event (``on February 1, 2024``, ``prose_dates.event_day``) is of the fiscal
+    year containing it.
     """
+    event = event_day(header)
+    if event is not None and filing.period_end is not None:
+        return fiscal_year_containing(event, filing.period_end, filing.fiscal_year)
     match = _DATE.search(header)
     if match and filing.period_end is not None:
         for pattern in ("%B %d %Y", "%b %d %Y"):
