@@ -306,6 +306,57 @@ def test_a_prose_figure_takes_the_whole_date_its_sentence_gives() -> None:
     assert yearly.header == "2024"
 
 
+@pytest.mark.parametrize(
+    ("sentence", "header"),
+    [
+        (
+            "On February 1, 2024, we announced that our board declared a cash dividend of $0.50 "
+            "per share.",
+            "on February 1, 2024",
+        ),
+        (
+            "In August 2023, our Board approved an additional $25.0 billion in share repurchases.",
+            "in August 2023",
+        ),
+        (
+            "As of January 26, 2024, there were 3,098 stockholders of record of our Class A "
+            "common stock.",
+            "January 26, 2024",
+        ),
+        (
+            "On January 31, 2024, there were approximately 7,000 holders of record.",
+            "January 31, 2024",
+        ),
+        (
+            "We paid $0.50 per share to all holders of record at the close of business on "
+            "February 22, 2024.",
+            "February 22, 2024",
+        ),
+        ("In January 2024, headcount was approximately 67,000.", "2024"),
+    ],
+)
+def test_a_prose_figure_dated_by_what_happened_that_day_or_month_is_marked_an_event(
+    sentence: str, header: str
+) -> None:
+    """An event's day falls inside a fiscal year; a balance's day may be after the year end."""
+    assert passage_figures(sentence)[0].header == header
+
+
+def test_a_sentence_pointing_back_takes_the_date_of_the_sentence_before_it() -> None:
+    lead = (
+        "Dividend On February 1, 2024, we announced the initiation of our first ever cash "
+        "dividend program. "
+    )
+    window = (
+        "This cash dividend of $0.50 per share of common stock is equivalent to $2.00 per share "
+        "on an annual basis. Our Board declared $1.0 billion."
+    )
+    pointing, annual, undated = passage_figures(window, lead)
+    assert (pointing.header, annual.header) == ("on February 1, 2024", "on February 1, 2024")
+    assert undated.header is None
+    assert passage_figures(window)[0].header is None
+
+
 def test_the_number_of_a_standard_is_no_figure() -> None:
     for text in ("the ISO 27002 Security Framework", "NIST CSF 2.0", "SOC 2 reports"):
         assert find_figures(text) == [], text

@@ -74,6 +74,18 @@ def test_a_date_maps_to_the_fiscal_year_of_the_nearest_period_end() -> None:
     assert asked_fiscal_years("Inventory at January 28, 2024", HOME_DEPOT) == {2023}
 
 
+def test_the_date_of_an_event_maps_to_the_fiscal_year_containing_it() -> None:
+    """As the verifier reads "On February 1, 2024, we announced" in a passage (issue 20)."""
+    meta = _filing(2023, date(2023, 12, 31), (2021, 2022, 2023))
+    assert asked_fiscal_years("What dividend did Meta announce on February 1, 2024?", meta) == {
+        2024
+    }
+    holders = "How many holders of record were there on January 31, 2024?"
+    assert asked_fiscal_years(holders, meta) == {2023}
+    assert asked_fiscal_years("What did Apple's board approve in October 2024?", APPLE) == {2025}
+    assert asked_fiscal_years("How many holders did Apple have in October 2024?", APPLE) == {2024}
+
+
 def test_a_date_without_a_period_end_counts_as_its_calendar_year() -> None:
     filing = _filing(2025, None, (2024, 2025))
     assert asked_fiscal_years("Cash at December 31, 2024", filing) == {2024}

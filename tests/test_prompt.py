@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgar_rag.answer.context import best_window
+from edgar_rag.answer.context import Window, best_window, paragraph_before
 from edgar_rag.answer.prompt import (
     INSTRUCTION,
     PREAMBLE,
@@ -121,6 +121,19 @@ def test_the_window_keeps_the_rows_that_match_the_question_within_budget() -> No
     assert "Total net sales | 2025: 416,161" in window.text
     assert len(window.text) <= 120
     assert CHUNK[window.start : window.end] == window.text
+
+
+def test_the_paragraph_before_a_window_is_its_line_up_to_the_window() -> None:
+    chunk = (
+        "Dividend\nOn February 1, 2024, we announced our first dividend. This cash dividend of "
+        "$0.50 per share is equivalent to $2.00 per share on an annual basis."
+    )
+    start = chunk.index("This")
+    window = Window(start, len(chunk), chunk[start:])
+    assert (
+        paragraph_before(chunk, window) == "On February 1, 2024, we announced our first dividend. "
+    )
+    assert paragraph_before(chunk, Window(0, 8, "Dividend")) == ""
 
 
 BALANCE_SHEET = (

@@ -4,9 +4,11 @@ passage that the sentence cites."""
 from __future__ import annotations
 
 import re
+from datetime import date
 
 import pytest
 
+from edgar_rag.answer.answerer import fiscal_year_of_header
 from edgar_rag.answer.verify import (
     Verdict,
     markers_in,
@@ -14,7 +16,7 @@ from edgar_rag.answer.verify import (
     strip_markers,
     verify_answer,
 )
-from edgar_rag.domain import Reason
+from edgar_rag.domain import FilingMeta, Reason, SourceFormat
 
 SALES_ROW = "Total net sales | 2025: 416,161 | 2024: 391,035 | 2023: 383,285 | (in millions)"
 EPS_ROW = (
@@ -238,6 +240,54 @@ def test_a_prose_amount_is_held_to_the_year_its_sentence_gives_it() -> None:
     dated = "cites a passage whose sentence dates it fiscal 2025, but the question asks about"
     assert f"{dated} fiscal 2024" in other.detail
     assert "25.1" not in other.detail
+
+
+META_2023 = FilingMeta(
+    company="Meta Platforms, Inc.",
+    cik=1326801,
+    ticker="META",
+    form="10-K",
+    fiscal_year=2023,
+    period_end=date(2023, 12, 31),
+    accession=None,
+    filing_date=None,
+    url=None,
+    years_reported=(2021, 2022, 2023),
+    source="test",
+    sha256="",
+    source_format=SourceFormat.HTML,
+)
+
+
+def test_an_event_after_the_year_end_is_of_the_next_year_and_a_balance_then_of_the_last() -> None:
+    """Issue 20 (n166): Meta's fiscal 2023 10-K announces its first dividend, paid in 2024; the
+    window starts at the sentence after the one that dates it. The holders of record counted a
+    month after the year end are still the fiscal 2023 cover's."""
+    passages = {
+        1: "This cash dividend of $0.50 per share of common stock is equivalent to $2.00 per "
+        "share on an annual basis.",
+        2: "As of January 31, 2024, there were 3,098 stockholders of record of our Class A "
+        "common stock.",
+    }
+    leads = {
+        1: "Dividend On February 1, 2024, we announced the initiation of our first ever "
+        "cash dividend program. "
+    }
+
+    def check(text: str) -> Verdict:
+        return verify_answer(
+            text,
+            passages,
+            frozenset({2023}),
+            lambda header: fiscal_year_of_header(header, META_2023),
+            leads=leads,
+        )
+
+    paid = check("Meta paid a dividend of $0.50 per share during 2023 [1].")
+    assert paid.reason is Reason.UNSUPPORTED_CLAIM
+    assert paid.detail is not None
+    assert "dates it fiscal 2024, but the question asks about fiscal 2023" in paid.detail
+    assert check("Meta had 3,098 stockholders of record [2].").ok
 
 
 def test_a_number_no_figure_reads_is_never_passed_as_a_sentence_without_figures() -> None:

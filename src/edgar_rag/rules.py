@@ -1,5 +1,5 @@
-"""Rules every layer shares: the fiscal year a date falls in, English number words, and the key
-a company's name is known by.
+"""Rules every layer shares: the fiscal year a date falls in or ends nearest (and which of the
+two a date in a sentence needs), English number words, and the key a company's name is known by.
 
 Each lived in two or three modules before (ingest, the period guard, the figure reader, the
 company guard), and copies drift. Pure tables and functions; the one read is of the list of
@@ -27,6 +27,50 @@ def fiscal_year_at(day: date, period_end: date, fiscal_year: int) -> int:
     ``fiscal_year`` that ended on ``period_end``: Home Depot's year ended 2025-02-02 is its
     fiscal 2024, and a comparative column dated 2024-01-28 its fiscal 2023."""
     return fiscal_year - round((period_end - day).days / DAYS_PER_YEAR)
+
+
+def fiscal_year_containing(day: date, period_end: date, fiscal_year: int) -> int:
+    """The fiscal year ``day`` falls in, in the calendar of a filing for ``fiscal_year`` that
+    ended on ``period_end``: the year whose end is the first on or after ``day``, each year end
+    taken as ``period_end``'s day and month in another year. For the day something happened: Meta
+    announced its first dividend on 2024-02-01, after its fiscal 2023 ended on 2023-12-31, so in
+    fiscal 2024, though 2023's end is nearer. A day a balance stood ("as of January 31, 2024", a
+    cover date, a column header) belongs to the nearest year end instead (``fiscal_year_at``).
+    A 52-53 week year's end moves a few days from year to year, so a day within those few days
+    of an earlier year's end may read as the year beside it."""
+    nearest = fiscal_year_at(day, period_end, fiscal_year)
+    shifted = period_end.year + nearest - fiscal_year
+    try:
+        nearest_end = period_end.replace(year=shifted)
+    except ValueError:  # February 29 in a year without one
+        nearest_end = period_end.replace(year=shifted, day=28)
+    return nearest + 1 if day > nearest_end else nearest
+
+
+_AT_A_MOMENT = re.compile(r"(?<!business )\b(?:[Oo]n|[Ii]n)\s+$")
+"""The preposition of the day or month something happened ("On February 1, 2024, we ...", "in
+March 2023 we ..."); "as of", "at", "ended" and "at the close of business on" name the day a
+balance stood or a period ended."""
+_ACTION = re.compile(
+    r"\b(?:announce[ds]?|declare[ds]?|pa(?:y|ys|id)|approve[ds]?|authori[sz]e[ds]?|"
+    r"adopt(?:ed|s)?|complete[ds]?|acquire[ds]?|issue[ds]?|repurchase[ds]?|redeem(?:ed|s)?|"
+    r"enter(?:ed|s)?|sign(?:ed|s)?|close[ds]?|s(?:ell|ells|old)|launch(?:ed|es)?|agree[ds]?|"
+    r"file[ds]?|commence[ds]?|beg(?:an|in|ins|un)|receive[ds]?|terminate[ds]?|amend(?:ed|s)?|"
+    r"settle[ds]?|borrow(?:ed|s)?|repa(?:y|ys|id)|divest(?:ed|s)?|initiate[ds]?|raise[ds]?)\b",
+    re.IGNORECASE,
+)
+"""Verbs of something that happens on a day, as against a state ("there were", "we had")."""
+MID_MONTH = 15
+"""The day an event's month stands for: its middle, in the fiscal year holding most of it."""
+
+
+def dates_an_event(text: str, start: int) -> bool:
+    """Whether the date (a day, or a month and year) at ``start`` of ``text``, one sentence, is
+    when something happened ("On February 1, 2024, we announced", "In August 2023, our Board
+    approved"), which ``fiscal_year_containing`` places, rather than a day a balance stood ("As
+    of January 26, 2024, there were 3,098 stockholders of record"), which ``fiscal_year_at``
+    does."""
+    return bool(_AT_A_MOMENT.search(text, 0, start) and _ACTION.search(text))
 
 
 # Number words ---------------------------------------------------------------------------------

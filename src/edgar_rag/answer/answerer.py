@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from edgar_rag.answer.computed import Computed, ComputedAnswers
-from edgar_rag.answer.context import Window, best_window
+from edgar_rag.answer.context import Window, best_window, paragraph_before
 from edgar_rag.answer.gates import apply_gate
 from edgar_rag.answer.metric import figure_names_metric, sentence_stating
 from edgar_rag.answer.numbers import MARKER, find_figures
@@ -27,6 +27,7 @@ from edgar_rag.answer.prompt import (
     is_refusal,
     without_token_echo,
 )
+from edgar_rag.answer.prose_dates import event_day
 from edgar_rag.answer.verify import Verdict, markers_in, strip_markers, verify_answer
 from edgar_rag.domain import (
     Citation,
@@ -46,7 +47,7 @@ from edgar_rag.question.companies import CompanyDirectory, company_guard
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, read_question, sets_against
 from edgar_rag.retrieve.search import Searcher
-from edgar_rag.rules import fiscal_year_at
+from edgar_rag.rules import fiscal_year_at, fiscal_year_containing
 
 COMPUTED = "computed"
 """The generator a response names when code, not a model, wrote its answer."""
@@ -89,8 +90,13 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
 
     ``September 27, 2025`` and ``Jan 26, 2025`` are period-end dates (mapped through the
     filing's period end, so that Home Depot's year ended 2025-02-02 is fiscal 2024); ``2025``
-    and ``Fiscal 2024`` are fiscal years as the filing labels them.
+    and ``Fiscal 2024`` are fiscal years as the filing labels them. A prose figure's header
+    that dates an event (``on February 1, 2024``, ``prose_dates.event_day``) is of the fiscal
+    year containing it.
     """
+    event = event_day(header)
+    if event is not None and filing.period_end is not None:
+        return fiscal_year_containing(event, filing.period_end, filing.fiscal_year)
     match = _DATE.search(header)
     if match and filing.period_end is not None:
         for pattern in ("%B %d %Y", "%b %d %Y"):
@@ -326,6 +332,10 @@ class Answerer:
         named = question.years
         asked = named or (frozenset({filing.fiscal_year}) if filing is not None else frozenset())
         passages = {marker: window.text for marker, window in enumerate(windows, 1)}
+        leads = {
+            marker: paragraph_before(hit.passage.chunk.text, window)
+            for marker, (hit, window) in enumerate(zip(given, windows, strict=True), 1)
+        }
         text, echoed = without_token_echo(generation.text, prepared.prompt.refusal_token)
         mended = False
         if question.asks_amount and not find_figures(strip_markers(text)):
@@ -345,7 +355,7 @@ class Answerer:
 
         def verify(text: str) -> Verdict:
             years = asked if check_periods else frozenset()
-            return verify_answer(text, passages, years, _year_of_header(filing))
+            return verify_answer(text, passages, years, _year_of_header(filing), leads=leads)
 
         verdict = verify(text)
         if verdict.ok and check_periods:

@@ -30,6 +30,11 @@ class Window:
     text: str
 
 
+def paragraph_before(text: str, window: Window) -> str:
+    """What the paragraph (line) of ``text`` that ``window`` starts in says before it starts."""
+    return text[text.rfind("\n", 0, window.start) + 1 : window.start]
+
+
 def _pieces(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for line in _PIECE.finditer(text):

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from edgar_rag.answer.prose_dates import dated_header
 from edgar_rag.question.words import ends_in_change_by
 from edgar_rag.rules import MULTIPLIERS, SMALL_NUMBERS, TENS, Spelled, read_number_words
 
@@ -133,31 +134,56 @@ def states_change(sentence: str, figure: Figure) -> bool:
     return ends_in_change_by(sentence[: figure.start])
 
 
-def passage_figures(text: str) -> list[PrintedFigure]:
-    """Every figure ``text`` prints: labelled-row cells with their header, label and scale note."""
+def passage_figures(text: str, lead: str = "") -> list[PrintedFigure]:
+    """Every figure ``text`` prints: labelled-row cells with their header, label and scale note.
+
+    ``lead`` is the text of the paragraph before ``text`` begins (a window cut from a chunk):
+    never a figure the passage prints, only what dates the first sentence of ``text`` when it
+    continues the one before ("On February 1, 2024 we announced our first dividend. This cash
+    dividend of $0.50 per share ...")."""
     printed: list[PrintedFigure] = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines()):
         if " | " in line:
             printed.extend(_row_figures(line.split(" | ")))
         else:
-            printed.extend(_prose_figures(line))
+            printed.extend(_prose_figures(line, lead if number == 0 else ""))
     return printed
 
 
-def _prose_figures(line: str) -> list[PrintedFigure]:
+def _prose_figures(line: str, lead: str = "") -> list[PrintedFigure]:
     """A prose line's figures, each amount with the year its sentence gives it as its header
     (None where the sentence does not say which year), so that a prose figure is held to the
-    period asked as a table cell is (``$384 million of payments in 2023`` is a 2023 figure)."""
+    period asked as a table cell is (``$384 million of payments in 2023`` is a 2023 figure).
+    A sentence that names no year and opens by pointing back ("This dividend", "Such cases")
+    reports the period of the sentence before it, within the line or ``lead``."""
     printed = []
+    before = PROSE_SENTENCE.split(lead.strip())[-1] if lead.strip() else ""
+    carried = {dated_header(y, before) for y in _years_in(before)}
     for sentence in PROSE_SENTENCE.split(line):
-        years = [
-            m
-            for m in _YEAR_IN_HEADER.finditer(sentence)
-            if not _inside_figure(m, sentence) and not _UNDATING.search(sentence, 0, m.start())
-        ]
+        years = _years_in(sentence)
+        continues = not years and _POINTING_BACK.match(sentence) is not None
         for figure in find_figures(sentence):
-            printed.append(PrintedFigure(figure, (), _year_of(figure, sentence, years), None))
+            if continues:
+                year = None if figure.is_percent or len(carried) != 1 else next(iter(carried))
+            else:
+                year = _year_of(figure, sentence, years)
+            printed.append(PrintedFigure(figure, (), year, None))
+        if not continues:
+            carried = {dated_header(y, sentence) for y in years}
     return printed
+
+
+def _years_in(sentence: str) -> list[re.Match[str]]:
+    """The years ``sentence`` names as periods: none inside a figure, after "since" or "by"."""
+    return [
+        m
+        for m in _YEAR_IN_HEADER.finditer(sentence)
+        if not _inside_figure(m, sentence) and not _UNDATING.search(sentence, 0, m.start())
+    ]
+
+
+_POINTING_BACK = re.compile(r"[\s(\"“]*(?:This|These|That|Those|Such)\b")
+"""A sentence opening that refers to what the sentence before it said."""
 
 
 _UNDATING = re.compile(
@@ -182,20 +208,10 @@ def _year_of(figure: Figure, sentence: str, years: list[re.Match[str]]) -> str |
     prose compares one year with another."""
     if figure.is_percent or not years:
         return None
-    if len({_dated(y, sentence) for y in years}) == 1:
-        return _dated(years[0], sentence)
+    if len({dated_header(y, sentence) for y in years}) == 1:
+        return dated_header(years[0], sentence)
     after = _YEAR_AFTER.match(sentence, figure.end)
     return after.group("year") if after else None
-
-
-def _dated(year: re.Match[str], sentence: str) -> str:
-    """The year as the sentence dates it: the whole date when a month and day stand before it
-    (``February 2, 2025``, which the filing's calendar maps to its fiscal year), else the year."""
-    day = _MONTH_DAY.search(sentence, 0, year.start())
-    return f"{day.group()}{year.group()}" if day else year.group()
-
-
-_MONTH_DAY = re.compile(r"\b[A-Z][a-z]{2,8}\.?\s+\d{1,2},\s*$")
 
 
 _GROUPED_RUN = re.compile(r"\d+(?:,\d+)+")
@@ -218,16 +234,16 @@ def _row_figures(parts: list[str]) -> list[PrintedFigure]:
         if _PER_SHARE.search(label):
             scale = None  # a per-share amount is never in millions, whatever the table's note
     printed = [PrintedFigure(f, (), None, label) for f in find_figures(label or "")]
-    dated_header = None
+    dated_column = None
     for cell in cells:
         header, figures = _cell_figures(cell)
         if header is not None and header.lower() in {"page", "pages"}:
             continue
         if header is not None and _YEAR_IN_HEADER.search(header):
-            dated_header = header
-        elif dated_header is not None and header is not None:
+            dated_column = header
+        elif dated_column is not None and header is not None:
             # "2025: 416,161 | Change: 6%": a change column belongs to the year before it.
-            header = f"{header} ({dated_header})"
+            header = f"{header} ({dated_column})"
         for figure in figures:
             scaled = () if scale is None or figure.is_percent else (figure.value * scale,)
             printed.append(PrintedFigure(figure, scaled, header, label))

@@ -124,11 +124,14 @@ def verify_answer(
     header_year: Callable[[str], int | None],
     *,
     recite: bool = True,
+    leads: Mapping[int, str] | None = None,
 ) -> Verdict:
     """Check ``text`` against the ``passages`` it was given (marker -> passage text).
 
     ``asked_years`` are the fiscal years the question asks about (empty: periods are not
-    checked); ``header_year`` reads the fiscal year a table column header denotes.
+    checked); ``header_year`` reads the fiscal year a table column header denotes; ``leads``
+    holds, for a passage cut from within a paragraph, the paragraph's text before it (it dates
+    the passage's first sentence, and is never quoted or checked).
 
     With ``recite``, a sentence that cites one given passage while its figures are all printed,
     in the right columns, in another is shown citing the first such passage (a small model
@@ -144,7 +147,11 @@ def verify_answer(
     text, requoted, ungrounded = _grounded(text, held)
     if ungrounded is not None:
         return Verdict(False, Reason.UNSUPPORTED_CLAIM, ungrounded, cited, text)
-    printed = {marker: passage_figures(passage) for marker, passage in passages.items()}
+    leads = leads or {}
+    printed = {
+        marker: passage_figures(passage, leads.get(marker, ""))
+        for marker, passage in passages.items()
+    }
     written = text
     if recite and asked_years:
         text = "\n".join(asked_columns(line, asked_years, header_year) for line in text.split("\n"))

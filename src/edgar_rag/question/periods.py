@@ -16,7 +16,13 @@ from datetime import date
 from itertools import pairwise
 
 from edgar_rag.domain import FilingMeta
-from edgar_rag.rules import SMALL_NUMBERS, fiscal_year_at
+from edgar_rag.rules import (
+    MID_MONTH,
+    SMALL_NUMBERS,
+    dates_an_event,
+    fiscal_year_at,
+    fiscal_year_containing,
+)
 
 _MONTH_NAMES = {
     name.lower(): number
@@ -99,10 +105,12 @@ def asked_fiscal_years(
     """The fiscal years the question names, in the filing's fiscal calendar.
 
     Dates map to the fiscal year whose end is nearest (``fiscal_year - round(days / 365.25)``
-    from the filing's period end). Relative words (``last year``, ``three years ago``) count
-    from ``today_fiscal_year`` when given, else from the filing's own fiscal year, as the
-    filing itself speaks. ``next year`` is left out: a 10-K discusses its outlook, so a
-    forward year is not a period it fails to report.
+    from the filing's period end), and the date of an event ("announced on February 1, 2024",
+    ``rules.dates_an_event``) to the fiscal year containing it, as the verifier reads passages.
+    Relative words (``last year``, ``three years ago``) count from ``today_fiscal_year`` when
+    given, else from the filing's own fiscal year, as the filing itself speaks. ``next year``
+    is left out: a 10-K discusses its outlook, so a forward year is not a period it fails to
+    report.
     """
     text = question
     mentions: list[_Mention] = []
@@ -180,8 +188,12 @@ def _date_year(match: re.Match[str], filing: FilingMeta) -> int | None:
         month = _MONTH_NAMES[month_text.lower()]
     year = int(match["year"])
     groups = match.groupdict()
+    event = dates_an_event(match.string, match.start())
     try:
-        day = int(groups["day"]) if groups.get("day") else calendar.monthrange(year, month)[1]
+        if groups.get("day"):
+            day = int(groups["day"])
+        else:
+            day = MID_MONTH if event else calendar.monthrange(year, month)[1]
         when = date(year, month, day)
     except ValueError:
         return None
@@ -189,6 +201,8 @@ def _date_year(match: re.Match[str], filing: FilingMeta) -> int | None:
         return None
     if filing.period_end is None:
         return when.year
+    if event:
+        return fiscal_year_containing(when, filing.period_end, filing.fiscal_year)
     return fiscal_year_at(when, filing.period_end, filing.fiscal_year)
 
 

@@ -1,0 +1,65 @@
+"""The fiscal year a day falls in, beside the fiscal year whose end lies nearest it."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from edgar_rag.rules import dates_an_event, fiscal_year_at, fiscal_year_containing
+
+META_2023_END = date(2023, 12, 31)
+HOME_DEPOT_2024_END = date(2025, 2, 2)
+APPLE_2025_END = date(2025, 9, 27)
+
+
+def test_a_day_after_the_year_end_falls_in_the_next_fiscal_year_though_nearer_its_end() -> None:
+    """Meta announced its first dividend on February 1, 2024, in its fiscal 2023 10-K."""
+    announced = date(2024, 2, 1)
+    assert fiscal_year_at(announced, META_2023_END, 2023) == 2023
+    assert fiscal_year_containing(announced, META_2023_END, 2023) == 2024
+
+
+@pytest.mark.parametrize(
+    ("day", "period_end", "fiscal_year", "containing"),
+    [
+        (date(2023, 12, 31), META_2023_END, 2023, 2023),
+        (date(2023, 1, 1), META_2023_END, 2023, 2023),
+        (date(2023, 3, 15), META_2023_END, 2023, 2023),
+        (date(2022, 12, 31), META_2023_END, 2023, 2022),
+        (date(2024, 12, 31), META_2023_END, 2023, 2024),
+        (date(2025, 2, 2), HOME_DEPOT_2024_END, 2024, 2024),
+        (date(2025, 2, 3), HOME_DEPOT_2024_END, 2024, 2025),
+        (date(2024, 3, 15), HOME_DEPOT_2024_END, 2024, 2024),
+        (date(2024, 11, 15), APPLE_2025_END, 2025, 2025),
+        (date(2024, 9, 15), APPLE_2025_END, 2025, 2024),
+        (date(2023, 3, 1), date(2024, 2, 29), 2024, 2024),
+    ],
+)
+def test_a_day_falls_in_the_fiscal_year_whose_end_is_the_first_on_or_after_it(
+    day: date, period_end: date, fiscal_year: int, containing: int
+) -> None:
+    assert fiscal_year_containing(day, period_end, fiscal_year) == containing
+
+
+def test_a_year_end_and_a_cover_date_keep_the_nearest_year_end() -> None:
+    """What a balance or cover date needs instead: January 31, 2024 on a fiscal 2023 cover."""
+    assert fiscal_year_at(date(2024, 1, 31), META_2023_END, 2023) == 2023
+    assert fiscal_year_at(date(2024, 1, 28), HOME_DEPOT_2024_END, 2024) == 2023
+
+
+@pytest.mark.parametrize(
+    ("sentence", "event"),
+    [
+        ("On February 1, 2024 we announced the initiation of our first ever cash dividend.", True),
+        ("In August 2023, our Board approved an additional $25.0 billion of repurchases.", True),
+        ("The dividend was paid on March 26, 2024.", True),
+        ("As of January 26, 2024, there were 3,098 stockholders of record.", False),
+        ("On January 31, 2024, there were approximately 7,000 holders of record.", False),
+        ("We paid it to holders of record at the close of business on February 22, 2024.", False),
+        ("Cash was $65.40 billion at December 31, 2023.", False),
+    ],
+)
+def test_a_date_names_an_event_when_something_happened_on_it(sentence: str, event: bool) -> None:
+    date_at = next(sentence.index(m) for m in ("Jan", "Feb", "Mar", "Aug", "Dec") if m in sentence)
+    assert dates_an_event(sentence, date_at) is event
