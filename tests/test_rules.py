@@ -6,7 +6,12 @@ from datetime import date
 
 import pytest
 
-from edgar_rag.rules import dates_an_event, fiscal_year_at, fiscal_year_containing
+from edgar_rag.rules import (
+    dates_an_event,
+    fiscal_year_as_of,
+    fiscal_year_at,
+    fiscal_year_containing,
+)
 
 META_2023_END = date(2023, 12, 31)
 HOME_DEPOT_2024_END = date(2025, 2, 2)
@@ -46,6 +51,36 @@ def test_a_year_end_and_a_cover_date_keep_the_nearest_year_end() -> None:
     """What a balance or cover date needs instead: January 31, 2024 on a fiscal 2023 cover."""
     assert fiscal_year_at(date(2024, 1, 31), META_2023_END, 2023) == 2023
     assert fiscal_year_at(date(2024, 1, 28), HOME_DEPOT_2024_END, 2024) == 2023
+
+
+PROGRESSIVE_2023_END = date(2023, 12, 31)
+
+
+@pytest.mark.parametrize(
+    ("day", "period_end", "fiscal_year", "as_of"),
+    [
+        (date(2024, 1, 31), PROGRESSIVE_2023_END, 2023, 2023),  # the cover's shares outstanding
+        (date(2023, 12, 31), PROGRESSIVE_2023_END, 2023, 2023),
+        (date(2022, 12, 31), PROGRESSIVE_2023_END, 2023, 2022),  # the comparative column
+        (date(2023, 6, 30), PROGRESSIVE_2023_END, 2023, 2023),  # the cover's public float
+        (date(2024, 4, 15), PROGRESSIVE_2023_END, 2023, 2023),  # within the lag after its end
+        (date(2024, 6, 30), PROGRESSIVE_2023_END, 2023, 2024),
+        (date(2024, 1, 28), HOME_DEPOT_2024_END, 2024, 2023),  # 52-53 weeks: 5 days off
+        (date(2025, 3, 14), HOME_DEPOT_2024_END, 2024, 2024),
+        (date(2025, 3, 28), APPLE_2025_END, 2025, 2025),  # Apple's second quarter ends
+        (date(2025, 10, 17), APPLE_2025_END, 2025, 2025),  # Apple's cover date
+    ],
+)
+def test_a_balance_date_is_of_the_year_just_ended_within_the_filing_lag_else_of_its_own(
+    day: date, period_end: date, fiscal_year: int, as_of: int
+) -> None:
+    assert fiscal_year_as_of(day, period_end, fiscal_year) == as_of
+
+
+def test_a_mid_year_balance_date_is_inside_its_year_where_the_nearest_year_end_is_not() -> None:
+    """June 30, 2023 lies 181 days after fiscal 2022 ended and 184 before fiscal 2023 ends."""
+    assert fiscal_year_at(date(2023, 6, 30), PROGRESSIVE_2023_END, 2023) == 2022
+    assert fiscal_year_as_of(date(2023, 6, 30), PROGRESSIVE_2023_END, 2023) == 2023
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ passage that the sentence cites."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -288,6 +289,25 @@ def test_an_event_after_the_year_end_is_of_the_next_year_and_a_balance_then_of_t
     assert paid.detail is not None
     assert "dates it fiscal 2024, but the question asks about fiscal 2023" in paid.detail
     assert check("Meta had 3,098 stockholders of record [2].").ok
+
+
+def test_a_balance_at_mid_year_is_of_the_fiscal_year_it_lies_in() -> None:
+    """Issue 20 (n126): the cover of Progressive's fiscal 2023 10-K values its public float "at
+    June 30, 2023", 181 days after fiscal 2022 ended and 184 before fiscal 2023 did."""
+    progressive = replace(META_2023, company="The Progressive Corporation", cik=80661, ticker="PGR")
+    passages = {
+        1: "The aggregate market value of the voting common shares held by non-affiliates of "
+        "the registrant at June 30, 2023: $76,906,833,454"
+    }
+    answer = "The aggregate market value held by non-affiliates was $76,906,833,454 [1]."
+
+    def check(asked: int) -> Verdict:
+        return verify_answer(
+            answer, passages, frozenset({asked}), lambda h: fiscal_year_of_header(h, progressive)
+        )
+
+    assert check(2023).ok
+    assert check(2022).reason is Reason.UNSUPPORTED_CLAIM
 
 
 def test_a_number_no_figure_reads_is_never_passed_as_a_sentence_without_figures() -> None:

@@ -39,12 +39,34 @@ def fiscal_year_containing(day: date, period_end: date, fiscal_year: int) -> int
     A 52-53 week year's end moves a few days from year to year, so a day within those few days
     of an earlier year's end may read as the year beside it."""
     nearest = fiscal_year_at(day, period_end, fiscal_year)
-    shifted = period_end.year + nearest - fiscal_year
+    return nearest + 1 if day > _year_end(nearest, period_end, fiscal_year) else nearest
+
+
+FILING_LAG_DAYS = 120
+"""How long after a fiscal year ends a 10-K still dates its balances by it: its cover's "as of
+January 31, 2024" and its subsequent events' "as of February 14" stand for the year just ended
+(large filers file within 60 days, the smallest within 90)."""
+
+
+def fiscal_year_as_of(day: date, period_end: date, fiscal_year: int) -> int:
+    """The fiscal year of a day a balance stood ("as of", "at", a column header), in the
+    calendar of a filing for ``fiscal_year`` that ended on ``period_end``: the year that ended
+    at most ``FILING_LAG_DAYS`` before ``day`` (a cover date, or a 52-53 week year's end a few
+    days off the one taken for it), else the year containing it. A mid-year day is inside its
+    year: Progressive's "aggregate market value ... at June 30, 2023" is of fiscal 2023, though
+    the end of fiscal 2022 lies 3 days nearer than that of 2023 (``fiscal_year_at``)."""
+    containing = fiscal_year_containing(day, period_end, fiscal_year)
+    ended = _year_end(containing - 1, period_end, fiscal_year)
+    return containing - 1 if (day - ended).days <= FILING_LAG_DAYS else containing
+
+
+def _year_end(year: int, period_end: date, fiscal_year: int) -> date:
+    """Fiscal ``year``'s end, taken as ``period_end``'s day and month in its calendar year."""
+    shifted = period_end.year + year - fiscal_year
     try:
-        nearest_end = period_end.replace(year=shifted)
+        return period_end.replace(year=shifted)
     except ValueError:  # February 29 in a year without one
-        nearest_end = period_end.replace(year=shifted, day=28)
-    return nearest + 1 if day > nearest_end else nearest
+        return period_end.replace(year=shifted, day=28)
 
 
 _AT_A_MOMENT = re.compile(r"(?<!business )\b(?:[Oo]n|[Ii]n)\s+$")

@@ -47,7 +47,7 @@ from edgar_rag.question.companies import CompanyDirectory, company_guard
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, read_question, sets_against
 from edgar_rag.retrieve.search import Searcher
-from edgar_rag.rules import fiscal_year_at, fiscal_year_containing
+from edgar_rag.rules import fiscal_year_as_of, fiscal_year_containing
 
 COMPUTED = "computed"
 """The generator a response names when code, not a model, wrote its answer."""
@@ -104,7 +104,7 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
                 day = datetime.strptime(" ".join(match.groups()), pattern).date()
             except ValueError:
                 continue
-            return fiscal_year_at(day, filing.period_end, filing.fiscal_year)
+            return fiscal_year_as_of(day, filing.period_end, filing.fiscal_year)
     years = _YEAR.findall(header)
     return int(years[-1]) if years else None
 

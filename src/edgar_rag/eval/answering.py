@@ -262,6 +262,7 @@ def record_split(split: str, *, finish_partial: bool = False) -> None:
             asked = [q for q in golden if q.split == split and q.id in done]
         run = answer_split(answerer, index, golden, split, asked=asked, partial=partial)
     out.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    partial.unlink(missing_ok=True)  # else the next run would resume from these records
 
 
 def answer_split(

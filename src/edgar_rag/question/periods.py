@@ -20,7 +20,7 @@ from edgar_rag.rules import (
     MID_MONTH,
     SMALL_NUMBERS,
     dates_an_event,
-    fiscal_year_at,
+    fiscal_year_as_of,
     fiscal_year_containing,
 )
 
@@ -203,7 +203,7 @@ def _date_year(match: re.Match[str], filing: FilingMeta) -> int | None:
         return when.year
     if event:
         return fiscal_year_containing(when, filing.period_end, filing.fiscal_year)
-    return fiscal_year_at(when, filing.period_end, filing.fiscal_year)
+    return fiscal_year_as_of(when, filing.period_end, filing.fiscal_year)
 
 
 def _fiscal_year_of(match: re.Match[str]) -> int:
