@@ -34,7 +34,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "financebench.md": lambda: financebench.render(_json("financebench.json")),
     "pdf_readers.md": lambda: pdf_readers.render(_json("pdf_readers.json")),
     "performance.md": lambda: report.render_performance(_json("performance.json")),
-    "scaling.md": lambda: report.render_scaling(_json("performance.json")),
+    "scaling.md": lambda: report.render_scaling(*report.scaling_inputs(DOCS)),
     "computed.md": lambda: computed_answers.render(_json("computed.json")),
     "scale.md": lambda: scale.render(_json("scale.json")),
     "cluster.md": lambda: cluster.render(_json("cluster.json")),

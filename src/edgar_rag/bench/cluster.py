@@ -52,6 +52,10 @@ def measure_cluster_ingest(
     data["ingest"] = rows
     out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     out.with_suffix(".md").write_text(render(data), encoding="utf-8")
+    if (out.parent / "performance.json").exists():
+        from edgar_rag.bench.report import write_scaling  # noqa: PLC0415
+
+        write_scaling(out.parent)  # docs/scaling.md draws on this bench too
 
 
 def render(data: dict[str, Any]) -> str:

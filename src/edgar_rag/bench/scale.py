@@ -103,6 +103,10 @@ def measure_scale(
     }
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     out.with_suffix(".md").write_text(render(report), encoding="utf-8")
+    if (out.parent / "performance.json").exists():
+        from edgar_rag.bench.report import write_scaling  # noqa: PLC0415
+
+        write_scaling(out.parent)  # docs/scaling.md draws on this bench too
 
 
 def question_vectors(cache: Path, every: int) -> Vectors:

@@ -1,0 +1,66 @@
+"""docs/scaling.md: the projection for a year of EDGAR is computed from the benches' figures."""
+
+from __future__ import annotations
+
+import re
+
+from edgar_rag.bench.report import (
+    EDGAR_10K_PER_YEAR,
+    QUERY_MEMORY_MIB,
+    render_scaling,
+)
+
+
+def _stage(chunks: int) -> dict[str, float]:
+    return {
+        "parse_s": 0.1, "chunk_s": 0.0, "embed_s": 9.7, "store_sqlite_s": 0.1,
+        "store_postgres_s": 0.1, "chunks": chunks, "bytes": 1,
+    }  # fmt: skip
+
+
+PERFORMANCE = {
+    "stages": [_stage(500), _stage(500)],
+    "memory": {"sqlite_bytes_per_chunk": 4096.0},
+    "corpus_counts": {"chunks": 6000, "filings": 10},
+}
+CLUSTER = {
+    "ingest": [
+        {"embedder": "hashing", "filings": 4, "chunks": 1000, "plain_s": 1.0, "engine_s": 2.0,
+         "workers": 2},
+        {"embedder": "minilm-onnx", "filings": 4, "chunks": 1800, "plain_s": 30.0,
+         "engine_s": 36.0, "workers": 2},
+    ]
+}  # fmt: skip
+SCALE = {
+    "chunks": 1_000_000,
+    "graph_parameters": {"expansion_search": 4096},
+    "stores": {
+        "graph, expansion 4096": {
+            "p50_ms": 8.0, "p95_ms": 12.0, "recall_at_10": 0.97, "query_rss_mib": 1024.0,
+            "disk_mib": 900.0, "build_s": 500.0,
+        }
+    },
+}  # fmt: skip
+
+
+def test_a_year_through_the_engine_is_projected_from_its_default_embedders_rate() -> None:
+    page = render_scaling(PERFORMANCE, CLUSTER, SCALE)
+    per_hour = 1800 / 36.0 * 3600 / 600  # chunks/s through the engine, 600 chunks a filing
+    assert f"so {per_hour:,.0f} filings an hour a machine" in page
+    assert f"| 4 | {4 * per_hour:,.0f} | {EDGAR_10K_PER_YEAR / (4 * per_hour):,.1f} |" in page
+    assert "97% of one filing's ingest" in page  # 9.7 of 10.0 seconds
+
+
+def test_what_breaks_first_is_the_query_memory_of_a_years_graph() -> None:
+    page = render_scaling(PERFORMANCE, CLUSTER, SCALE)
+    year_chunks = EDGAR_10K_PER_YEAR * 600
+    assert f"about {1024.0 * year_chunks / 1e6:,.0f} MiB for a year's graph" in page
+    held = 1_000_000 * QUERY_MEMORY_MIB / 1024.0 / 1e6
+    assert f"one process holds at most about {held:.1f} million chunks" in page
+
+
+def test_without_the_engine_and_scale_benches_the_page_says_what_is_missing() -> None:
+    page = render_scaling(PERFORMANCE)
+    assert "not measured yet (`make bench-cluster`)" in page
+    assert "What breaks first" not in page
+    assert not re.search(r"machine-hours", page)
