@@ -118,13 +118,25 @@ def test_a_formula_the_question_states_is_computed_over_two_year_ends(index: Sql
 
 
 def test_a_figure_the_filing_does_not_report_is_a_missing_figure(index: SqliteIndex) -> None:
-    response = ask(index, "What was Apple's net income in fiscal 2019?", "AAPL", 2025)
+    """With no gate; the default period gate declines the year first (the next test)."""
+    ungated = AnswerSettings(gate="none")
+    response = ask(
+        index, "What was Apple's net income in fiscal 2019?", "AAPL", 2025, None, ungated
+    )
     assert response.reason is Reason.MISSING_FIGURE
     assert response.detail is not None
     assert "net income" in response.detail
     assert "2019" in response.detail
     assert response.text is None
     assert response.citations == ()
+
+
+def test_by_default_a_year_the_filing_does_not_report_is_out_of_period(index: SqliteIndex) -> None:
+    response = ask(index, "What was Apple's net income in fiscal 2019?", "AAPL", 2025)
+    assert (response.reason, response.gate) == (Reason.OUT_OF_PERIOD, "period")
+    assert (
+        response.detail == "the question names fiscal 2019; this filing reports fiscal 2023 to 2025"
+    )
 
 
 def test_a_formula_that_divides_by_zero_declines_naming_why(index: SqliteIndex) -> None:
@@ -195,8 +207,10 @@ def test_two_years_of_one_company_are_compared_with_the_change(index: SqliteInde
     assert "112,010" in quotes[1]  # one row prints both years
     assert "93,736" in quotes[1]
 
-    # A year neither the filing nor an indexed filing reports is named, never guessed.
-    missing = ask(index, "Compare Apple's net income in fiscal 2019 and fiscal 2025", "AAPL", 2025)
+    # A year neither the filing nor an indexed filing reports is named, never guessed (with no
+    # gate: the default period gate declines the year before any computation).
+    question = "Compare Apple's net income in fiscal 2019 and fiscal 2025"
+    missing = ask(index, question, "AAPL", 2025, None, AnswerSettings(gate="none"))
     assert missing.reason is Reason.MISSING_FIGURE
     assert "2019" in (missing.detail or "")
 
