@@ -30,7 +30,7 @@ def test_variants_are_timed_in_turns_on_real_chunks(apple_index: Path, onnx_cach
         texts = sample_texts(index, ["AAPL-2025"], 30)
         assert sample_texts(index, ["NVDA-2025"], 1) == []
     fp32 = OnnxMiniLMEmbedder(onnx_cache, batch_size=4)
-    mixed = OnnxMiniLMEmbedder(onnx_cache, quantize=True, ffn_output_fp32=True)
+    mixed = OnnxMiniLMEmbedder(onnx_cache, precision="int8-mixed")
     embedders: list[Embedder] = [HashingEmbedder(), fp32, mixed]
     seconds, vectors = time_embedders(embedders, texts, rounds=2, slice_texts=5)
     assert len(texts) >= 10
@@ -41,11 +41,6 @@ def test_variants_are_timed_in_turns_on_real_chunks(apple_index: Path, onnx_cach
     assert cosines.min() < 1.0, "the mixed model must be quantized, not the fp32 one again"
     assert mixed.identity != fp32.identity
     assert "int8-mixed" in mixed.model_path.name
-
-
-def test_only_a_quantized_model_keeps_layers_in_fp32(onnx_cache: Path) -> None:
-    with pytest.raises(ValueError, match="quantized"):
-        OnnxMiniLMEmbedder(onnx_cache, ffn_output_fp32=True)
 
 
 def test_truncating_sooner_is_another_embedder(onnx_cache: Path) -> None:
