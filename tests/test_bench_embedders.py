@@ -85,6 +85,14 @@ def test_recall_is_held_within_one_question_and_not_past_it() -> None:
     assert not holds_recall(_scores(60, 48.5), reference)
 
 
+def test_one_question_of_324_is_held_though_the_scores_are_rounded() -> None:
+    def figure(hits: int) -> dict[str, dict[str, float]]:
+        return {"figure": {"recall@5": round(hits / 324, 4), "mrr": 0.85, "n": 324}}
+
+    assert holds_recall(figure(307), figure(308))  # 0.9475 against 0.9506
+    assert not holds_recall(figure(306), figure(308))
+
+
 def test_the_section_names_the_fastest_variant_that_held() -> None:
     sets = ("figure", "narrative-item", "narrative-phrase", "narrative-item, corpus-wide")
     scores = {name: {"recall@5": 0.9, "mrr": 0.8, "n": 62} for name in sets}

@@ -177,10 +177,17 @@ def reembedded(source: SqliteIndex, target: Path, embedder: Embedder) -> Path:
     return target
 
 
+SCORE_ROUNDING = 1e-4
+"""The retrieval evaluation rounds each score to 4 decimals, so two scores may differ by up to
+this much more than they did: one question of 324 (0.00309) reads as 0.0031, 1.0044 questions."""
+
+
 def holds_recall(scores: Scores, reference: Scores) -> bool:
-    """Recall@5 and MRR of every set within one question of the reference's."""
+    """Recall@5 and MRR of every set within one question of the reference's (give or take the
+    scores' rounding)."""
     return all(
-        abs(scores[name][metric] - reference[name][metric]) * reference[name]["n"] <= 1.0 + 1e-9
+        abs(scores[name][metric] - reference[name][metric])
+        <= (1.0 + 1e-9) / reference[name]["n"] + SCORE_ROUNDING
         for name in reference
         for metric in ("recall@5", "mrr")
     )
