@@ -92,7 +92,8 @@ bench-install: setup
 # The local model process: weight repacking on and off side by side, then `edgar-rag ask` as a
 # new process, cold and warm, over the golden dev questions (docs/performance.*).
 bench-embedders: build/corpus.db
-	nice -n 10 $(BIN)/edgar-rag dev bench embedders --index build/corpus.db --out docs/performance.json
+	nice -n 10 $(BIN)/edgar-rag dev bench embedders --index build/corpus.db --stride 6 \
+	  --out docs/performance.json
 
 bench-model: build/corpus.db
 	$(BIN)/edgar-rag dev bench model --index build/corpus.db --every 2 --narrative-every 6 \

@@ -17,7 +17,15 @@ from edgar_rag.location import DEFAULT_DB, ENV_FILE, ENV_PREFIX
 GeneratorName = Literal["local", "openai", "anthropic", "ollama", "echo"]
 TapeMode = Literal["off", "record", "replay", "replay-paced"]
 GateName = Literal["none", "cosine", "period", "period+cosine"]
-EmbedderName = Literal["minilm-onnx", "minilm", "minilm-int8", "minilm-int8-mixed", "hashing"]
+EmbedderName = Literal[
+    "minilm-onnx",
+    "minilm",
+    "minilm-bf16",
+    "minilm-int8",
+    "minilm-int8-mixed",
+    "minilm-int8-block",
+    "hashing",
+]
 
 
 class Settings(BaseSettings):
@@ -34,8 +42,10 @@ class Settings(BaseSettings):
     embedder: EmbedderName = Field(
         "minilm-onnx",
         description="all-MiniLM-L6-v2 through ONNX Runtime (minilm-onnx), plain "
-        "sentence-transformers (minilm), int8 ONNX (minilm-int8), int8 with each feed-forward "
-        "output projection kept fp32 (minilm-int8-mixed), or hashing (tests only)",
+        "sentence-transformers (minilm), the same in bfloat16 (minilm-bf16), int8 ONNX "
+        "(minilm-int8), int8 with each feed-forward output projection kept fp32 "
+        "(minilm-int8-mixed), int8 in blocks of 32 values (minilm-int8-block), or hashing "
+        "(tests only)",
     )
     generator: GeneratorName = Field("local", description="which model writes answers")
     model_dir: Path = Field(

