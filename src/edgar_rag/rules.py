@@ -12,7 +12,7 @@ import importlib.util
 import math
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from functools import cache
 from itertools import takewhile
 from pathlib import Path
@@ -58,6 +58,26 @@ def fiscal_year_as_of(day: date, period_end: date, fiscal_year: int) -> int:
     containing = fiscal_year_containing(day, period_end, fiscal_year)
     ended = _year_end(containing - 1, period_end, fiscal_year)
     return containing - 1 if (day - ended).days <= FILING_LAG_DAYS else containing
+
+
+def fiscal_year_of_day(day: date, period_end: date, fiscal_year: int, *, event: bool) -> int:
+    """The fiscal year of ``day`` as a sentence uses it: the year containing the day something
+    happened (``event``, ``fiscal_year_containing``), else the year of a balance that stood
+    that day (``fiscal_year_as_of``)."""
+    if event:
+        return fiscal_year_containing(day, period_end, fiscal_year)
+    return fiscal_year_as_of(day, period_end, fiscal_year)
+
+
+def parse_day(month: str, day: int, year: int) -> date | None:
+    """The date of a month name or its abbreviation ("February", "Feb"), a day and a year;
+    None when they make no date."""
+    for pattern in ("%B %d %Y", "%b %d %Y"):
+        try:
+            return datetime.strptime(f"{month} {day} {year}", pattern).date()
+        except ValueError:
+            continue
+    return None
 
 
 def _year_end(year: int, period_end: date, fiscal_year: int) -> date:

@@ -11,7 +11,6 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 
 from edgar_rag.answer.computed import Computed, ComputedAnswers
 from edgar_rag.answer.context import Window, best_window, paragraph_before
@@ -47,7 +46,7 @@ from edgar_rag.question.companies import CompanyDirectory, company_guard
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, read_question, sets_against
 from edgar_rag.retrieve.search import Searcher
-from edgar_rag.rules import fiscal_year_as_of, fiscal_year_containing
+from edgar_rag.rules import fiscal_year_of_day, parse_day
 
 COMPUTED = "computed"
 """The generator a response names when code, not a model, wrote its answer."""
@@ -94,17 +93,13 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
     that dates an event (``on February 1, 2024``, ``prose_dates.event_day``) is of the fiscal
     year containing it.
     """
-    event = event_day(header)
-    if event is not None and filing.period_end is not None:
-        return fiscal_year_containing(event, filing.period_end, filing.fiscal_year)
-    match = _DATE.search(header)
-    if match and filing.period_end is not None:
-        for pattern in ("%B %d %Y", "%b %d %Y"):
-            try:
-                day = datetime.strptime(" ".join(match.groups()), pattern).date()
-            except ValueError:
-                continue
-            return fiscal_year_as_of(day, filing.period_end, filing.fiscal_year)
+    if filing.period_end is not None:
+        day = event_day(header)
+        event = day is not None
+        if day is None and (match := _DATE.search(header)):
+            day = parse_day(match[1], int(match[2]), int(match[3]))
+        if day is not None:
+            return fiscal_year_of_day(day, filing.period_end, filing.fiscal_year, event=event)
     years = _YEAR.findall(header)
     return int(years[-1]) if years else None
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import calendar
 import re
-from datetime import date, datetime
+from datetime import date
 
-from edgar_rag.rules import MID_MONTH, dates_an_event
+from edgar_rag.rules import MID_MONTH, dates_an_event, parse_day
 
 _MONTH_NAMES = "|".join(calendar.month_name[1:] + calendar.month_abbr[1:] + ["Sept"])
 _MONTH_DAY = re.compile(r"\b[A-Z][a-z]{2,8}\.?\s+\d{1,2},\s*$")
@@ -48,9 +48,4 @@ def event_day(header: str) -> date | None:
         day = MID_MONTH
     else:
         return None
-    for pattern in ("%B %d %Y", "%b %d %Y"):
-        try:
-            return datetime.strptime(f"{match['month']} {day} {match['year']}", pattern).date()
-        except ValueError:
-            continue
-    return None
+    return parse_day(match["month"], day, int(match["year"]))

@@ -20,8 +20,7 @@ from edgar_rag.rules import (
     MID_MONTH,
     SMALL_NUMBERS,
     dates_an_event,
-    fiscal_year_as_of,
-    fiscal_year_containing,
+    fiscal_year_of_day,
 )
 
 _MONTH_NAMES = {
@@ -104,9 +103,10 @@ def asked_fiscal_years(
 ) -> frozenset[int]:
     """The fiscal years the question names, in the filing's fiscal calendar.
 
-    Dates map to the fiscal year whose end is nearest (``fiscal_year - round(days / 365.25)``
-    from the filing's period end), and the date of an event ("announced on February 1, 2024",
-    ``rules.dates_an_event``) to the fiscal year containing it, as the verifier reads passages.
+    A date maps to the fiscal year of a balance that stood that day (``rules.fiscal_year_as_of``:
+    the year just ended within a 10-K's filing lag, else the year containing it), and the date
+    of an event ("announced on February 1, 2024", ``rules.dates_an_event``) to the fiscal year
+    containing it, as the verifier reads passages (``rules.fiscal_year_of_day``).
     Relative words (``last year``, ``three years ago``) count from ``today_fiscal_year`` when
     given, else from the filing's own fiscal year, as the filing itself speaks. ``next year``
     is left out: a 10-K discusses its outlook, so a forward year is not a period it fails to
@@ -201,9 +201,7 @@ def _date_year(match: re.Match[str], filing: FilingMeta) -> int | None:
         return None
     if filing.period_end is None:
         return when.year
-    if event:
-        return fiscal_year_containing(when, filing.period_end, filing.fiscal_year)
-    return fiscal_year_as_of(when, filing.period_end, filing.fiscal_year)
+    return fiscal_year_of_day(when, filing.period_end, filing.fiscal_year, event=event)
 
 
 def _fiscal_year_of(match: re.Match[str]) -> int:
