@@ -18,6 +18,7 @@ import pytest
 
 from edgar_rag.domain import ParsedFiling
 from edgar_rag.index.embedders import HashingEmbedder, OnnxMiniLMEmbedder
+from edgar_rag.index.graph import RECONNECT_HITS, reached, vector_batches
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
@@ -96,6 +97,25 @@ def test_a_corpus_wide_search_through_the_graph_finds_the_exact_top_hits(tmp_pat
             found_share.append(len({i for i, _ in found} & {i for i, _ in truth}) / 10)
     assert np.mean(found_share) >= 0.98, found_share
     assert len(_graph_files(path)) == 1
+
+
+@pytest.mark.skipif(not EMBEDDER_CACHE.exists(), reason="no build/corpus.db and its embedder")
+def test_every_chunk_of_the_real_index_is_reached_by_a_search_for_its_own_vector(
+    tmp_path: Path,
+) -> None:
+    """usearch's concurrent insert can strand a stored vector where no search reaches it (about
+    one in two thousand here, unum-cloud/USearch#735); the graph reconnects those."""
+    path = tmp_path / "real.db"
+    with closing(sqlite3.connect(f"file:{CORPUS_DB}?mode=ro", uri=True)) as corpus:
+        corpus.execute("VACUUM INTO ?", (str(path),))
+    with closing(SqliteIndex(path, graph_min_chunks=0)) as index:
+        assert index.graph is not None
+        graph = index.graph.synced()
+        graph.expansion_search = 4096  # type: ignore[misc]  # it has a setter
+        for ids, vectors in vector_batches(index.db, "SELECT id, vector FROM chunks"):
+            found = graph.search(vectors, RECONNECT_HITS, threads=2)
+            unreached = ids[~reached(ids, found.keys, found.distances)]
+            assert not len(unreached), f"{len(unreached)} of {len(ids)} chunks: {unreached[:5]}"
 
 
 def test_a_scoped_search_stays_exact_and_builds_no_graph(db: Path) -> None:
@@ -191,6 +211,7 @@ _INGEST = """
 import sys
 from pathlib import Path
 from edgar_rag.index.embedders import HashingEmbedder, OnnxMiniLMEmbedder
+from edgar_rag.index.graph import RECONNECT_HITS, reached, vector_batches
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings

@@ -41,6 +41,12 @@ EXPANSION_SEARCH = 4096
 """The smallest expansion measured with recall@10 of at least 0.95 against exact at a million
 chunks (docs/scale.md, 1024 to 8192), on the synthetic corpus, where each chunk has dozens of
 near copies that the graph must tell apart."""
+RECONNECT_EXPANSION = 32
+"""The search expansion of the check that each added vector is found by a search for itself."""
+RECONNECT_ROUNDS = 3
+RECONNECT_HITS = 8
+"""A search for a vector reaches it when it returns it among this many hits, or returns only
+copies of it (some boilerplate chunks have a dozen)."""
 OVERSAMPLE = 2
 """The graph is asked for this many times the k wanted; the exact re-scoring keeps the best k."""
 _BATCH = 50_000
@@ -156,7 +162,7 @@ class VectorGraph:
     def _build(self) -> Index:
         index = _empty(dimensions(self.db))
         for ids, vectors in vector_batches(self.db, "SELECT id, vector FROM chunks ORDER BY id"):
-            index.add(ids, vectors, threads=self.threads)
+            _add(index, ids, vectors, self.threads)
         self._dirty = True
         return index
 
@@ -177,7 +183,7 @@ class VectorGraph:
         query = f"SELECT id, vector FROM chunks WHERE filing_id IN ({marks}) ORDER BY id"
         for ids, vectors in vector_batches(self.db, query, added):
             _remove_present(index, set(ids.tolist()))
-            index.add(ids, vectors, threads=self.threads)
+            _add(index, ids, vectors, self.threads)
 
 
 def record_change(db: sqlite3.Connection, removed: Sequence[int], filing_id: int) -> None:
@@ -217,6 +223,35 @@ def _empty(ndim: int) -> Index:
         connectivity=CONNECTIVITY,
         expansion_add=EXPANSION_ADD,
     )
+
+
+def _add(index: Index, ids: npt.NDArray[np.int64], vectors: Vectors, threads: int) -> None:
+    """Add vectors, then reconnect those a search for themselves does not reach: usearch's
+    concurrent insert can leave a node stored but unlinked (unum-cloud/USearch#735), which no
+    corpus-wide search would ever return. Such a node is inserted again alone, where it links."""
+    import numpy as np  # noqa: PLC0415
+
+    index.add(ids, vectors, threads=threads)
+    for _ in range(RECONNECT_ROUNDS):
+        index.expansion_search = RECONNECT_EXPANSION  # type: ignore[misc]  # it has a setter
+        found = index.search(vectors, RECONNECT_HITS, threads=threads)
+        lost = ~reached(ids, found.keys, found.distances)
+        if not lost.any():
+            return
+        log.debug("vector_graph_reconnected: %d of %d vectors", int(lost.sum()), len(ids))
+        ids, vectors = ids[lost], vectors[lost]
+        index.remove(ids.astype(np.uint64))
+        index.add(ids, vectors, threads=1)
+
+
+def reached(ids: npt.NDArray[np.int64], keys: object, distances: object) -> npt.NDArray[np.bool_]:
+    """Of searches for each of ``ids``' own vectors, which returned it: among the hits, or hits
+    that all tie (copies of it, any of which serves a query as well)."""
+    import numpy as np  # noqa: PLC0415
+
+    hits = np.asarray(keys).reshape(len(ids), -1).astype(np.int64)
+    spread = np.ptp(np.asarray(distances).reshape(len(ids), -1), axis=1)
+    return np.asarray((hits == ids[:, None]).any(axis=1) | (spread == 0))
 
 
 def _remove_present(index: Index, keys: set[int]) -> None:
