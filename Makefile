@@ -106,13 +106,15 @@ bench-load: build/corpus.db
 	  --tape build/bench/load-tape.jsonl --out docs/performance.json
 
 # Corpus-wide search on a synthetic index of a million chunks made from build/corpus.db, into
-# docs/scale.*: the vector graph and sqlite-vec (when apsw is importable), each in its own process.
-# Outside CI: about 20 minutes and 7 GiB of disk at 1M chunks on 2 shared cores; SCALE_CHUNKS
-# sets the size.
+# docs/scale.*: the vector graph, sqlite-vec (when apsw is importable) and PostgreSQL (a throwaway
+# server under build/scale; SCALE_POSTGRES= leaves it out, or names an empty database), each in
+# its own process. Outside CI: without PostgreSQL about 20 minutes and 7 GiB of disk at 1M chunks
+# on 2 shared cores; SCALE_CHUNKS sets the size.
 SCALE_CHUNKS ?= 1000000
+SCALE_POSTGRES ?= local
 bench-scale: build/corpus.db
 	nice -n 15 $(BIN)/edgar-rag dev bench scale --index build/corpus.db --chunks $(SCALE_CHUNKS) \
-	  --work build/scale --out docs/scale.json
+	  --work build/scale --out docs/scale.json $(if $(SCALE_POSTGRES),--postgres '$(SCALE_POSTGRES)')
 
 # Ingest through a local Dask cluster (two one-thread workers) against one plain process, on the
 # sample, into docs/cluster.* (needs the cluster extra; the engines' own figures come from

@@ -3,12 +3,21 @@ equal, and an exact scan that agrees with comparing every vector."""
 
 from __future__ import annotations
 
+import subprocess
 from contextlib import closing
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from edgar_rag.bench.scale import ScaleSettings, exact_top, render, write_synthetic
+from edgar_rag.bench.scale import (
+    EF_SEARCHES,
+    ScaleSettings,
+    _in_own_process,
+    exact_top,
+    render,
+    write_synthetic,
+)
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
@@ -71,3 +80,31 @@ def test_the_page_renders_each_store_measured() -> None:
     assert "| sqlite-vec | 3.20 | 5.10 | 1.000 |" in page
     assert "1,000,000 chunks" in page
     assert "keeps the graph: at its default expansion (1024)" in page
+
+
+def test_the_postgres_store_is_loaded_with_the_sqlite_ids_and_searched_through_hnsw(
+    tmp_path: Path, sample_dir: Path, postgres_url: str
+) -> None:
+    """The bench's PostgreSQL row, end to end on a small synthetic index: the rows copied in
+    keep their SQLite ids, HNSW finds the exact top 10, and a database with filings is refused."""
+    source = tmp_path / "source.db"
+    with closing(SqliteIndex(source)) as index:
+        list(index_filings(find_local_filings([sample_dir]), index, HashingEmbedder()))
+    db = tmp_path / "synthetic.db"
+    write_synthetic(source, db, ScaleSettings(chunks=50_000))
+    queries = HashingEmbedder().embed(["net sales", "research and development", "risk factors"])
+    np.save(tmp_path / "queries.npy", queries)
+    runs = _in_own_process("postgres", db, tmp_path, postgres_url)
+    assert len(runs) == len(EF_SEARCHES)
+    exact = exact_top(db, queries, 10)
+    for run in runs:
+        assert run["disk_mib"] > 0
+        assert run["build_s"] > 0
+        assert run["query_rss_mib"] > 0
+        found = run["top"]
+        assert (
+            np.mean([len(set(f) & set(e)) / 10 for f, e in zip(found, exact, strict=True)]) >= 0.9
+        )
+    assert runs[0]["plan_uses_hnsw"]  # at the store's own candidate list (larger ones may scan)
+    with pytest.raises(subprocess.CalledProcessError):  # the second load finds filings there
+        _in_own_process("postgres", db, tmp_path, postgres_url)

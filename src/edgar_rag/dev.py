@@ -395,6 +395,12 @@ def bench_embedders(
 @click.option("--noise", type=float, default=0.01, show_default=True, help="Per coordinate.")
 @click.option("--every", type=int, default=4, show_default=True, help="Ask every Nth question.")
 @click.option("--no-sqlite-vec", is_flag=True, help="Measure the vector graph only.")
+@click.option(
+    "--postgres",
+    metavar="URL",
+    help="An empty PostgreSQL database (pgvector) to load the same chunks into and measure; "
+    "'local' starts a throwaway server under --work for the run.",
+)
 def bench_scale(
     index: Path,
     cache: Path,
@@ -404,9 +410,17 @@ def bench_scale(
     noise: float,
     every: int,
     no_sqlite_vec: bool,
+    postgres: str | None,
 ) -> None:
     """Corpus-wide search on a synthetic index of a million chunks (`make bench-scale`)."""
     from edgar_rag.bench.scale import ScaleSettings, measure_scale  # noqa: PLC0415
 
     settings = ScaleSettings(chunks, noise, every, sqlite_vec=not no_sqlite_vec)
-    measure_scale(index, work, cache, out, settings)
+    if postgres != "local":
+        measure_scale(index, work, cache, out, settings, postgres)
+        return
+    from edgar_rag.bench.postgres_server import running_postgres  # noqa: PLC0415
+
+    (work / "postgres").mkdir(parents=True, exist_ok=True)
+    with running_postgres(work / "postgres") as url:
+        measure_scale(index, work, cache, out, settings, url)

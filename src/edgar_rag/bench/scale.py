@@ -28,9 +28,18 @@ from typing import Any
 import numpy as np
 
 from edgar_rag.domain import Vectors
+from edgar_rag.errors import ConfigError
 from edgar_rag.index import graph
 from edgar_rag.index.embedders import OnnxMiniLMEmbedder
 from edgar_rag.index.graph import record_change
+from edgar_rag.index.postgres import (
+    CHUNK_TYPES,
+    EF_SEARCH,
+    PARTITIONS,
+    PostgresIndex,
+    chunk_cik,
+    copy_rows,
+)
 from edgar_rag.index.sqlite import GRAPH_MIN_CHUNKS, SqliteIndex
 from edgar_rag.markdown import table
 
@@ -41,9 +50,14 @@ QUESTION_SETS = (
     Path("data/narrative/questions.jsonl"),
 )
 CANDIDATES = 40
+"""A corpus-wide search asks the store for this many dense candidates (``SearchSettings``)."""
 EXPANSIONS = (1024, 2048, 4096, 8192)
 """The graph's search expansions measured, one query process each."""
-"""A corpus-wide search asks the store for this many dense candidates (``SearchSettings``)."""
+EF_SEARCHES = (EF_SEARCH, 400, 1000)
+"""PostgreSQL's HNSW candidate lists measured (``hnsw.ef_search``; the store's own first)."""
+PG_BUILD_MEMORY = "2GB"
+"""``maintenance_work_mem`` for the HNSW build: a million 384-dimension vectors and their graph
+fit, so pgvector builds in memory rather than page by page."""
 _BATCH = 50_000
 
 
@@ -59,9 +73,15 @@ class ScaleSettings:
 
 
 def measure_scale(
-    source: Path, work: Path, cache: Path, out: Path, settings: ScaleSettings
+    source: Path,
+    work: Path,
+    cache: Path,
+    out: Path,
+    settings: ScaleSettings,
+    postgres: str | None = None,
 ) -> None:
-    """Write the synthetic index under ``work``, measure each store, write ``out`` and its page."""
+    """Write the synthetic index under ``work``, measure each store, write ``out`` and its page.
+    With ``postgres`` (the URL of an empty database) the same chunks are measured there too."""
     work.mkdir(parents=True, exist_ok=True)
     db = work / f"scale-{settings.chunks}.db"
     queries = question_vectors(cache, settings.query_every)
@@ -78,6 +98,11 @@ def measure_scale(
     }
     if settings.sqlite_vec and importlib.util.find_spec("apsw") is not None:
         stores["sqlite-vec"] = _in_own_process("sqlite-vec", db, work)[0]
+    if postgres is not None:
+        runs = _in_own_process("postgres", db, work, postgres)
+        stores |= {
+            f"postgres, ef_search {ef}": run for ef, run in zip(EF_SEARCHES, runs, strict=True)
+        }
     for result in stores.values():
         found = result.pop("top")
         result["recall_at_10"] = float(
@@ -98,6 +123,11 @@ def measure_scale(
             "expansions_measured": list(EXPANSIONS),
             "oversample": graph.OVERSAMPLE,
             "dtype": "f16",
+        },
+        "postgres_parameters": {
+            "partitions": PARTITIONS,
+            "ef_searches_measured": list(EF_SEARCHES),
+            "maintenance_work_mem": PG_BUILD_MEMORY,
         },
         "stores": stores,
     }
@@ -197,16 +227,20 @@ def exact_top(db: Path, queries: Vectors, k: int) -> list[list[int]]:
     return [[int(i) for i in row] for row in best_ids]
 
 
-def _in_own_process(store: str, db: Path, work: Path) -> list[dict[str, Any]]:
-    """Build the store's index in one process, then query it from a fresh one per expansion
-    (the graph's; sqlite-vec has none)."""
-    phases = ["build", *(f"query {e}" for e in (EXPANSIONS if store == "graph" else (0,)))]
+def _in_own_process(
+    store: str, db: Path, work: Path, postgres: str | None = None
+) -> list[dict[str, Any]]:
+    """Build the store's index in one process, then query it from a fresh one per search
+    setting (the graph's expansions, PostgreSQL's candidate lists; sqlite-vec has none)."""
+    settings = {"graph": EXPANSIONS, "postgres": EF_SEARCHES}.get(store, (0,))
+    phases = ["build", *(f"query {setting}" for setting in settings)]
     results = []
     for phase in phases:
         answer = work / f"{store}-{phase.replace(' ', '-')}.json"
         code = f"from edgar_rag.bench.scale import run_phase; run_phase({store!r}, {phase!r})"
+        where = [postgres] if postgres is not None else []
         subprocess.run(
-            [sys.executable, "-c", code, str(db), str(work / "queries.npy"), str(answer)],
+            [sys.executable, "-c", code, str(db), str(work / "queries.npy"), str(answer), *where],
             check=True,
         )
         results.append(json.loads(answer.read_text(encoding="utf-8")))
@@ -214,17 +248,27 @@ def _in_own_process(store: str, db: Path, work: Path) -> list[dict[str, Any]]:
 
 
 def run_phase(store: str, phase: str) -> None:
-    """In its own process (``sys.argv``: the index, the queries, where to write)."""
+    """In its own process (``sys.argv``: the index, the queries, where to write, and for
+    PostgreSQL its URL)."""
     db, queries, answer = Path(sys.argv[1]), np.load(sys.argv[2]), Path(sys.argv[3])
-    phase, _, expansion = phase.partition(" ")
-    searcher = _GraphSearch(db) if store == "graph" else _VecSearch(db)
-    if isinstance(searcher, _GraphSearch) and expansion:
-        assert searcher.index.graph is not None
-        searcher.index.graph.expansion_search = int(expansion)
+    phase, _, setting = phase.partition(" ")
+    searcher: _GraphSearch | _VecSearch | _PgSearch
+    if store == "graph":
+        searcher = _GraphSearch(db)
+        if setting:
+            assert searcher.index.graph is not None
+            searcher.index.graph.expansion_search = int(setting)
+    elif store == "postgres":
+        searcher = _PgSearch(db, sys.argv[4])
+        if setting:
+            searcher.index.ef_search = int(setting)
+    else:
+        searcher = _VecSearch(db)
     started = time.perf_counter()
     disk = searcher.prepare(build=phase == "build")
     prepare_s = time.perf_counter() - started
-    result: dict[str, Any] = {f"{phase}_s": prepare_s, f"{phase}_rss_mib": _rss_mib()}
+    rss = _rss_mib() + searcher.server_rss_mib()
+    result: dict[str, Any] = {f"{phase}_s": prepare_s, f"{phase}_rss_mib": rss}
     if phase == "build":
         result["disk_mib"] = disk / 2**20
     else:
@@ -237,9 +281,11 @@ def run_phase(store: str, phase: str) -> None:
         result |= {
             "p50_ms": 1000 * float(np.percentile(latencies, 50)),
             "p95_ms": 1000 * float(np.percentile(latencies, 95)),
-            "query_rss_mib": _rss_mib(),
+            "query_rss_mib": _rss_mib() + searcher.server_rss_mib(),
             "top": top,
         }
+        if isinstance(searcher, _PgSearch):
+            result["plan_uses_hnsw"] = searcher.plan_uses_hnsw(queries[0], CANDIDATES)
     answer.write_text(json.dumps(result), encoding="utf-8")
 
 
@@ -257,6 +303,9 @@ class _GraphSearch:
 
     def search(self, vector: Vectors, k: int) -> list[int]:
         return [chunk_id for chunk_id, _ in self.index.dense_search(vector, None, k)]
+
+    def server_rss_mib(self) -> float:
+        return 0.0
 
 
 class _VecSearch:
@@ -292,6 +341,120 @@ class _VecSearch:
         )
         return [int(row[0]) for row in rows]
 
+    def server_rss_mib(self) -> float:
+        return 0.0
+
+
+class _PgSearch:
+    """The PostgreSQL store (the product's schema: chunks hash-partitioned by CIK, one HNSW
+    index a partition) in an empty database, filled from the synthetic SQLite file as a bulk
+    load is: the HNSW index dropped, the rows copied with their SQLite ids (so recall compares
+    ids), the index built once after."""
+
+    def __init__(self, db: Path, url: str) -> None:
+        self.source = db
+        self.index = PostgresIndex(url)
+
+    def prepare(self, build: bool) -> int:
+        pg = self.index.db
+        if build:
+            if self.index.counts()["filings"]:
+                raise ConfigError(
+                    f"bench scale loads an empty database; the {self.index.where} holds filings"
+                )
+            with closing(SqliteIndex(self.source)) as source:
+                identity = source.embedder_identity()
+                assert identity is not None
+                self.index.ensure_embedder(identity)
+                pg.execute("DROP INDEX chunks_by_embedding")
+                ciks = self._copy_filings(source)
+                self._copy_chunks(source, ciks)
+            pg.execute(f"SET maintenance_work_mem = '{PG_BUILD_MEMORY}'")
+            pg.execute("SET max_parallel_maintenance_workers = 1")  # two cores: one helper
+            pg.execute(
+                "CREATE INDEX chunks_by_embedding ON chunks "
+                "USING hnsw (embedding vector_cosine_ops)"
+            )
+            pg.execute("ANALYZE chunks")
+        else:  # open: one warm-up query, as the graph's open loads its file
+            identity = self.index.embedder_identity()
+            assert identity is not None
+            ones = np.ones(identity.dimensions, dtype=np.float32)
+            self.index.dense_search(ones / np.linalg.norm(ones), None, 1)
+        row = pg.execute(
+            "SELECT coalesce(sum(pg_relation_size(relid)), 0) AS size "
+            "FROM pg_partition_tree('chunks_by_embedding')"
+        ).fetchone()
+        return int(row["size"]) if row is not None else 0
+
+    def _copy_filings(self, source: SqliteIndex) -> dict[int, int]:
+        """The filings rows (the columns both stores have, ids kept); each filing's chunk CIK."""
+        pg = self.index.db
+        ours = {r["column_name"] for r in pg.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'filings'"
+        )}  # fmt: skip
+        theirs = [r[1] for r in source.db.execute("PRAGMA table_info(filings)")]
+        columns = [c for c in theirs if c in ours]
+        rows = source.db.execute(f"SELECT {', '.join(columns)} FROM filings").fetchall()
+        with pg.transaction(), pg.cursor() as cursor:
+            copy_rows(
+                cursor,
+                f"filings ({', '.join(columns)})",  # column names read from both schemas
+                (tuple(r) for r in rows),
+            )
+        return {int(r["id"]): chunk_cik(r["cik"]) for r in rows}
+
+    def _copy_chunks(self, source: SqliteIndex, ciks: dict[int, int]) -> None:
+        pg = self.index.db
+        query = (
+            'SELECT id, filing_id, ordinal, item, title, start, "end", kind, text, vector '
+            "FROM chunks ORDER BY id"
+        )
+        cursor = source.db.execute(query)
+        while rows := cursor.fetchmany(_BATCH):
+            with pg.transaction(), pg.cursor() as copy:
+                copy_rows(
+                    copy,
+                    'chunks (id, cik, filing_id, ordinal, item, title, start, "end", kind, text, '
+                    "embedding)",
+                    (
+                        (r[0], ciks[r[1]], *tuple(r)[1:9], np.frombuffer(r[9], dtype=np.float32))
+                        for r in rows
+                    ),
+                    types=("int8", *CHUNK_TYPES),
+                )
+
+    def search(self, vector: Vectors, k: int) -> list[int]:
+        return [chunk_id for chunk_id, _ in self.index.dense_search(vector, None, k)]
+
+    def plan_uses_hnsw(self, vector: Vectors, k: int) -> bool:
+        """The planner answers a corpus-wide query through the HNSW indexes (on a small table it
+        may prefer reading every row, and the row would then measure no HNSW)."""
+        query = np.ascontiguousarray(vector, dtype=np.float32)
+        pg = self.index.db
+        with pg.transaction():  # the candidate list the store's query sets, for this plan too
+            pg.execute(
+                "SELECT set_config('hnsw.ef_search', %s, true)",
+                (str(self.index.candidate_list(k)),),
+            )
+            plan = pg.execute(
+                "EXPLAIN SELECT id FROM chunks ORDER BY embedding <=> %s LIMIT %s", (query, k)
+            ).fetchall()
+        return any("Index Scan" in str(next(iter(row.values()))) for row in plan)
+
+    def server_rss_mib(self) -> float:
+        """The peak resident memory of this connection's server process (it runs the search)."""
+        row = self.index.db.execute("SELECT pg_backend_pid() AS pid").fetchone()
+        assert row is not None
+        try:
+            status = Path(f"/proc/{row['pid']}/status").read_text(encoding="utf-8")
+        except OSError:  # a server on another machine: its memory is not ours to read
+            return 0.0
+        peak = next(
+            (line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")), "0"
+        )
+        return int(peak) / 1024
+
 
 def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -301,7 +464,7 @@ def render(report: dict[str, Any]) -> str:
     settings, stores, parameters = report["settings"], report["stores"], report["graph_parameters"]
     rows = [
         [
-            store,
+            store if row.get("plan_uses_hnsw", True) else f"{store} (the planner scans every row)",
             f"{row['p50_ms']:.2f}",
             f"{row['p95_ms']:.2f}",
             f"{row['recall_at_10']:.3f}",
@@ -358,10 +521,27 @@ def render(report: dict[str, Any]) -> str:
             "column is the graph file alone.",
             "- *sqlite-vec*: a `vec0` table of float32 vectors in a file of its own (0.1.x "
             "compares the query with every row: exact, no approximate index).",
+            *_postgres_note(report),
             "",
             *_verdict(stores, parameters["expansion_search"]),
         ]
     )
+
+
+def _postgres_note(report: dict[str, Any]) -> list[str]:
+    parameters = report.get("postgres_parameters")
+    if not any(store.startswith("postgres") for store in report["stores"]) or not parameters:
+        return []
+    return [
+        "- *postgres*: the PostgreSQL store (pgvector) on a server on this machine: the chunks "
+        f"table hash-partitioned by CIK into {parameters['partitions']} partitions, one HNSW "
+        "index each (pgvector's defaults: m 16, ef_construction 64), built once after the rows "
+        f"were copied in (maintenance_work_mem {parameters['maintenance_work_mem']}, one "
+        "parallel worker); each row is a new query process with `hnsw.ef_search` as it says "
+        f"(the store's own: {EF_SEARCH}), the query's plan the store's own. Its RSS columns add "
+        "the server process that ran the query or the build to the client's; the disk column "
+        "is the HNSW indexes alone.",
+    ]
 
 
 def _verdict(stores: dict[str, Any], expansion: int) -> list[str]:

@@ -182,9 +182,9 @@ MIGRATIONS: tuple[tuple[str, LiteralString], ...] = (
 """Named migrations, each run once, in order, inside its own transaction."""
 
 _MIGRATION_LOCK = 0x65646761  # any constant: serialises two processes migrating one database
-_EF_SEARCH = 100
+EF_SEARCH = 100
 """HNSW candidate list for corpus-wide search; pgvector's default is 40 (at most 1000)."""
-_CHUNK_TYPES = ("int8", "int8", "int4", "text", "text", "int4", "int4", "text", "text", "vector")
+CHUNK_TYPES = ("int8", "int8", "int4", "text", "text", "int4", "int4", "text", "text", "vector")
 
 
 class PostgresIndex:
@@ -196,6 +196,7 @@ class PostgresIndex:
         except psycopg.ProgrammingError as exc:
             raise ConfigError(f"not a PostgreSQL URL: {_first_line(exc)}") from exc
         self.where = f"database {params.get('dbname', '(default)')} on {params.get('host', '?')}"
+        self.ef_search = EF_SEARCH
         password = str(params.get("password") or "")
         try:
             self.db: psycopg.Connection[DictRow] = psycopg.connect(
@@ -303,7 +304,7 @@ class PostgresIndex:
             ).fetchone()
             assert inserted is not None
             filing_id = int(inserted["id"])
-            _copy(
+            copy_rows(
                 cursor,
                 'sections (filing_id, ordinal, item, part, title, start, "end", cross_reference)',
                 (
@@ -312,7 +313,7 @@ class PostgresIndex:
                 ),
             )
             cik = chunk_cik(meta.cik)
-            _copy(
+            copy_rows(
                 cursor,
                 'chunks (cik, filing_id, ordinal, item, title, start, "end", kind, text, '
                 "embedding)",
@@ -331,9 +332,9 @@ class PostgresIndex:
                     )
                     for c, v in zip(parsed.chunks, matrix, strict=True)
                 ),
-                types=_CHUNK_TYPES,
+                types=CHUNK_TYPES,
             )
-            _copy(
+            copy_rows(
                 cursor,
                 "facts (filing_id, concept, value, displayed, unit, decimals, period_start, "
                 'period_end, dimensions, "offset", chunk_ordinal, source, label, scale, '
@@ -451,6 +452,11 @@ class PostgresIndex:
             ).fetchall()
         )
 
+    def candidate_list(self, k: int) -> int:
+        """``hnsw.ef_search`` for a corpus-wide query of ``k``: pgvector returns at most that
+        many rows, and takes at most 1000."""
+        return min(max(k, self.ef_search), 1000)
+
     def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds:
         """Exact cosine within one filing; approximate (HNSW) over the whole corpus."""
         query = np.ascontiguousarray(vector, dtype=np.float32)
@@ -469,7 +475,7 @@ class PostgresIndex:
             with self.db.transaction():
                 self.db.execute(
                     "SELECT set_config('hnsw.ef_search', %s, true)",
-                    (str(min(max(k, _EF_SEARCH), 1000)),),
+                    (str(self.candidate_list(k)),),
                 )
                 rows = self.db.execute(
                     "SELECT id, 1 - (embedding <=> %s) AS cosine FROM chunks "
@@ -563,7 +569,7 @@ def _fact_row(filing_id: int, fact: Fact) -> tuple[object, ...]:
     )  # fmt: skip
 
 
-def _copy(
+def copy_rows(
     cursor: psycopg.Cursor[DictRow],
     target: LiteralString,
     rows: Iterable[tuple[Any, ...]],
