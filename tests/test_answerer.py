@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 
-from edgar_rag.answer.answerer import Answerer, AnswerSettings, fiscal_year_of_header
+from edgar_rag.answer.answerer import CUT_NOTE, Answerer, AnswerSettings, fiscal_year_of_header
 from edgar_rag.answer.generators import EchoGenerator
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.domain import Generation, Prompt, Reason
@@ -160,6 +160,31 @@ def test_a_figure_answering_a_year_the_filing_does_not_report_is_withheld(
     assert response.reason is Reason.UNSUPPORTED_CLAIM
     assert "asks about fiscal 2015" in (response.detail or "")
     assert "416" not in (response.detail or "")
+
+
+@dataclass
+class CutGenerator(ScriptedGenerator):
+    """A model whose every reply ran to the prompt's token limit."""
+
+    def generate(self, prompt: Prompt) -> Generation:
+        return replace(super().generate(prompt), completion_tokens=prompt.max_tokens)
+
+
+def test_a_reply_cut_at_its_token_limit_is_verified_without_its_unfinished_sentence(
+    index: SqliteIndex,
+) -> None:
+    reply = "Net sales were $416,161 million [{marker}]. Services net sales were 10"
+    scope = index.resolve_scope(ticker="AAPL")
+    cut = answerer(index, CutGenerator([cite("416,161", reply)])).answer(SALES_2025, scope)
+    assert cut.reason is None
+    assert cut.text is not None
+    assert cut.text.startswith("Net sales were $416,161 million [")
+    assert "Services" not in cut.text
+    assert CUT_NOTE in (cut.detail or "")
+    # The same words from a model that stopped by itself are its whole answer: the half
+    # figure "10" is then a claim of its own, which no passage prints.
+    whole = answerer(index, ScriptedGenerator([cite("416,161", reply)])).answer(SALES_2025, scope)
+    assert whole.reason is Reason.UNSUPPORTED_CLAIM
 
 
 def test_by_default_a_year_the_filing_does_not_report_is_declined_before_the_model(

@@ -16,6 +16,7 @@ from edgar_rag.answer.verify import (
     split_sentences,
     strip_markers,
     verify_answer,
+    without_cut_tail,
 )
 from edgar_rag.domain import FilingMeta, Reason, SourceFormat
 
@@ -397,3 +398,40 @@ def test_an_uncited_sentence_stating_a_figure_cites_the_passage_holding_its_word
     assert verdict.ok, verdict.detail
     assert verdict.attributed
     assert verdict.text.startswith("Total net sales increased 6% during 2025 compared to 2024 [4].")
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        # a half figure after a whole sentence
+        (
+            "The registrant had 2,189,898,148 shares of Class A common stock [1]. And 343",
+            "The registrant had 2,189,898,148 shares of Class A common stock [1].",
+        ),
+        # one unfinished sentence of a list: what precedes its last semicolon
+        (
+            "[1] suppliers of GPUs, such as AMD; [2] large cloud services companies; [3",
+            "[1] suppliers of GPUs, such as AMD; [2] large cloud services companies",
+        ),
+        # a list whose last line was cut
+        (
+            "Segments:\n- Walmart U.S. [1]\n- Walmart International is a",
+            "Segments:\n- Walmart U.S. [1]",
+        ),
+    ],
+)
+def test_a_cut_reply_loses_only_its_unfinished_sentence(reply: str, kept: str) -> None:
+    assert without_cut_tail(reply) == (kept, True)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Net sales were $416,161 million [1].",
+        "Net sales were $416,161 million [1]",
+        "Net sales were rising as Inc. noted",  # one unfinished sentence and no semicolon
+        "",
+    ],
+)
+def test_a_reply_that_ends_whole_or_cannot_be_cut_is_kept(reply: str) -> None:
+    assert without_cut_tail(reply) == (reply, False)

@@ -27,7 +27,13 @@ from edgar_rag.answer.prompt import (
     without_token_echo,
 )
 from edgar_rag.answer.prose_dates import event_day
-from edgar_rag.answer.verify import Verdict, markers_in, strip_markers, verify_answer
+from edgar_rag.answer.verify import (
+    Verdict,
+    markers_in,
+    strip_markers,
+    verify_answer,
+    without_cut_tail,
+)
 from edgar_rag.domain import (
     Citation,
     FilingMeta,
@@ -60,6 +66,10 @@ MENDED_NOTE = "the model's answer stated no figure; the cited sentence that stat
 """Begins the detail of an answer that left out the figure asked, shown as its cited sentence."""
 ECHO_NOTE = "the model's reply opened with an echo of this request's refusal token, left out"
 """Begins the detail of an answer whose first word only echoed the sentinel it was shown."""
+CUT_NOTE = (
+    "the model's reply reached its token limit mid-sentence; the unfinished sentence is left out"
+)
+"""Notes an answer whose last, cut-off sentence was dropped before it was verified."""
 _DATE = re.compile(r"([A-Z][a-z]{2,8})\.?\s+(\d{1,2}),\s*((?:19|20)\d{2})")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
@@ -332,6 +342,9 @@ class Answerer:
             for marker, (hit, window) in enumerate(zip(given, windows, strict=True), 1)
         }
         text, echoed = without_token_echo(generation.text, prepared.prompt.refusal_token)
+        cut = False
+        if generation.completion_tokens >= prepared.prompt.max_tokens > 0:
+            text, cut = without_cut_tail(text)
         mended = False
         if question.asks_amount and not find_figures(strip_markers(text)):
             # "Approximately ... employees": the figure asked is missing from the answer. The
@@ -372,7 +385,7 @@ class Answerer:
             verdict.text.strip(),
             _citations(prepared, verdict.cited),
             None,
-            _answer_note(asked, filing, verdict, mended=mended, echoed=echoed),
+            _answer_note(asked, filing, verdict, mended=mended, echoed=echoed, cut=cut),
             gate_score,
         )
 
@@ -491,8 +504,10 @@ def _answer_note(
     *,
     mended: bool = False,
     echoed: bool = False,
+    cut: bool = False,
 ) -> str | None:
     notes = [ECHO_NOTE] if echoed else []
+    notes += [CUT_NOTE] if cut else []
     notes += [MENDED_NOTE] if mended else []
     notes += [
         f"the model cited [{old}]; the figure is printed in [{new}], {RECITED_NOTE}"

@@ -36,6 +36,8 @@ _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*(?P<markers>(?:\s*" + MARKER.pat
 _MARKER_RUN = re.compile(r"((?:\[\s*\d+(?:\s*[,\-–]\s*\d+)*\s*\]\s*)+)")
 _LEADING_MARKER = re.compile(r"\s*\[\s*\d")
 _ENDING = re.compile(r"[.!?]+[\"'”’)]*$")
+_COMPLETE = re.compile(r"(?:[.!?]+[\"'”’)]*|\])$")
+"""A reply that ends as a sentence does, or on a closed marker."""
 _ATTRIBUTED_SHARE = 0.8
 """How many of an uncited sentence's words a passage must hold for the sentence to cite it."""
 _SCALE_CELL = re.compile(r"\(in (?:thousands|millions|billions)\)", re.IGNORECASE)
@@ -102,6 +104,32 @@ def split_sentences(text: str) -> list[str]:
             start = end
         sentences.append(line[start:].strip())
     return [s for s in sentences if s]
+
+
+def without_cut_tail(text: str) -> tuple[str, bool]:
+    """``text`` without the sentence a token limit cut off, and whether one was cut.
+
+    A reply that reaches its token limit stops mid-word: on a half figure ("... Class A common
+    stock and 343"), an unclosed marker ("[3"), a clause with no verb. What follows the last
+    whole sentence is left out, or, where the reply is one unfinished sentence, what follows its
+    last semicolon; a reply with neither is left as it is (the verifier then reads all of it).
+    """
+    body = text.rstrip()
+    if not body or _COMPLETE.search(body):
+        return text, False
+    lines = body.splitlines()
+    last = lines[-1]
+    ends = list(_sentence_ends(last))
+    if ends:
+        kept = "\n".join([*lines[:-1], last[: ends[-1]]])
+    elif len(lines) > 1:
+        kept = "\n".join(lines[:-1])
+    elif ";" in last:
+        kept = last[: last.rindex(";")]
+    else:
+        return text, False
+    kept = kept.rstrip()
+    return (kept, True) if kept else (text, False)
 
 
 def _sentence_ends(line: str) -> Iterator[int]:

@@ -131,7 +131,8 @@ class NarrativeRecord:
     states_figure: bool
     correct: bool
     phrase_in_prompt: bool
-    """A passage the model was given contains the phrase (retrieval found the answer)."""
+    """The phrase is in what the model read: a window of a passage it was given (a phrase that
+    retrieval found but the window cut off was never in view)."""
     text: str | None
     generate_s: float
     prompt_tokens: int
@@ -220,7 +221,7 @@ def run_narrative(
         filing = scope.filing
         prepared = answerer.prepare(question.question, scope)
         phrase = _flat(question.phrase or "\0")
-        shown = any(phrase in _flat(hit.passage.chunk.text) for hit in prepared.given)
+        shown = any(phrase in _flat(window.text) for window in prepared.windows)
         company, period = guards_declining(answerer, prepared, filing)
         started = time.perf_counter()
         response = answerer.compute(prepared, "none")
@@ -415,20 +416,17 @@ def _by(run: dict[str, Any], key: str) -> list[str]:
 def _reasons(run: dict[str, Any]) -> list[str]:
     records = run["records"]
     answerable = [r for r in records if r["kind"] != "decline"]
-    counts = Counter(
-        r["outcome"] if r["outcome"] != "answered" else _miss(r)
-        for r in answerable
-        if not r["correct"]
-    )
+    counts = Counter(_miss(r) for r in answerable if not r["correct"])
     rows = [[reason, count] for reason, count in counts.most_common()]
     return table(["why an answerable question was not correct (arm none)", "n"], rows, "lr")
 
 
 def _miss(record: dict[str, Any]) -> str:
+    unseen = "" if record["phrase_in_prompt"] else " (the phrase not in the prompt)"
+    if record["outcome"] != "answered":
+        return record["outcome"] + unseen
     if not record["cites_phrase"]:
-        return "answered, the phrase not cited" + (
-            "" if record["phrase_in_prompt"] else " (nor in the prompt)"
-        )
+        return "answered, the phrase not cited" + unseen
     return "answered, the figure not stated"
 
 
