@@ -37,12 +37,14 @@ def index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> SqliteI
     return index
 
 
-def _answerer(index: SqliteIndex, generator: Generator) -> Answerer:
+def _answerer(
+    index: SqliteIndex, generator: Generator, settings: AnswerSettings | None = None
+) -> Answerer:
     return Answerer(
         searcher=Searcher(index, HashingEmbedder()),
         generator=generator,
         draw_token=lambda request: draw_refusal_token(b"test", request),
-        settings=AnswerSettings(),
+        settings=settings or AnswerSettings(),
     )
 
 
@@ -163,6 +165,31 @@ def test_a_recorded_tape_replays_the_same_run_with_no_model(
     assert "## dev split: 5 of 5 questions" in page
     assert "## Dev/eval gap (arm none)" in page
     assert "| cyber | 2 | 2/2 = 100.0%" in page
+
+
+def test_a_narrower_window_is_an_arm_of_the_page_and_can_cut_the_phrase_out_of_view(
+    index: SqliteIndex,
+) -> None:
+    default = answer_narrative(
+        _answerer(index, ScriptedGenerator(_replies())), index, QUESTIONS, "dev"
+    )
+    refusing = ScriptedGenerator([lambda prompt: prompt.refusal_token] * len(QUESTIONS))
+    narrow = answer_narrative(
+        _answerer(index, refusing, AnswerSettings(narrative_passage_chars=40)),
+        index,
+        QUESTIONS,
+        "dev",
+    )
+    assert (default["passage_chars"], narrow["passage_chars"]) == (
+        AnswerSettings().narrative_passage_chars,
+        40,
+    )
+    in_view = [sum(r["phrase_in_prompt"] for r in run["records"]) for run in (default, narrow)]
+    assert in_view[1] == 0 < in_view[0]  # no phrase fits in 40 characters
+    page = render_narrative([default], [narrow])
+    assert "## Passage window" in page
+    assert f"| dev | {AnswerSettings().narrative_passage_chars} | 3/4 = 75.0%" in page
+    assert "| dev | 40 | 0/4 = 0.0%" in page
 
 
 def test_an_interrupted_run_resumes_from_its_partial_file(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ from edgar_rag.extras import missing_extra
 from edgar_rag.location import IndexLocation
 
 if TYPE_CHECKING:
-    from edgar_rag.answer.answerer import Answerer
+    from edgar_rag.answer.answerer import Answerer, AnswerSettings
     from edgar_rag.config import EmbedderName, Settings
     from edgar_rag.domain import Embedder, FilingStore, Generator
     from edgar_rag.figures.operands import LibraryOperands, LibraryStatements
@@ -228,7 +229,7 @@ def build_answerer(
     searcher: Searcher | None = None,
 ) -> Answerer:
     """The answerer the settings name, over ``searcher`` when one is built already."""
-    from edgar_rag.answer.answerer import Answerer, AnswerSettings  # noqa: PLC0415
+    from edgar_rag.answer.answerer import Answerer  # noqa: PLC0415
     from edgar_rag.answer.computed import ComputedAnswers  # noqa: PLC0415
     from edgar_rag.answer.prompt import draw_refusal_token  # noqa: PLC0415
     from edgar_rag.figures.library import load_library  # noqa: PLC0415
@@ -239,9 +240,19 @@ def build_answerer(
         generator=build_generator(settings, progress, announce),
         draw_token=lambda request: draw_refusal_token(secret, request),
         directory=build_directory(index),
-        settings=AnswerSettings(gate=settings.gate, cosine_threshold=settings.cosine_threshold),
+        settings=answer_settings(settings),
         computed=ComputedAnswers(index, load_library()),
     )
+
+
+def answer_settings(settings: Settings) -> AnswerSettings:
+    """The answering knobs the settings set; the measured defaults for the rest."""
+    from edgar_rag.answer.answerer import AnswerSettings  # noqa: PLC0415
+
+    chosen = AnswerSettings(gate=settings.gate, cosine_threshold=settings.cosine_threshold)
+    if settings.narrative_passage_chars is not None:
+        chosen = replace(chosen, narrative_passage_chars=settings.narrative_passage_chars)
+    return chosen
 
 
 def build_edgar_client(settings: Settings) -> EdgarClient:

@@ -63,6 +63,13 @@ class Settings(BaseSettings):
     model_idle_s: float = Field(
         900.0, gt=0, description="seconds the local model process waits unused before it stops"
     )
+    narrative_passage_chars: int | None = Field(
+        None,
+        ge=100,
+        le=4000,
+        description="characters quoted from each passage for a narrative question (default: the "
+        "measured one, docs/narrative.md)",
+    )
     reranker: Path | None = Field(
         None, description="a local cross-encoder model folder; reranking is off when unset"
     )

@@ -74,7 +74,14 @@ def answering(corpus: Path, split: str, generate: bool, finish_partial: bool) ->
 @evaluations.command()
 @click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
 @click.option("--render", "render_only", is_flag=True, help="Only rebuild docs/narrative.md.")
-def narrative(split: str, render_only: bool) -> None:
+@click.option(
+    "--passage-chars",
+    type=click.IntRange(100, 4000),
+    default=None,
+    help="Quote this many characters of each passage instead of the default: an arm of the "
+    "page's passage-window table, written to data/narrative/window-N/run-SPLIT.json.",
+)
+def narrative(split: str, render_only: bool, passage_chars: int | None) -> None:
     """Answer the narrative set's split (data/narrative/run-SPLIT.json), then its page.
 
     The generator is the settings' (EDGAR_RAG_TAPE and EDGAR_RAG_TAPE_MODE record or replay
@@ -83,7 +90,7 @@ def narrative(split: str, render_only: bool) -> None:
     from edgar_rag.eval import narrative as evaluation  # noqa: PLC0415
 
     if not render_only:
-        click.echo(f"wrote {evaluation.record_narrative(split)}", err=True)
+        click.echo(f"wrote {evaluation.record_narrative(split, passage_chars)}", err=True)
     page = evaluation.write_narrative_page()
     click.echo(f"wrote {page}" if page else "no narrative run yet: nothing to render", err=True)
 

@@ -12,6 +12,7 @@ the page is a pure function of the runs.
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -285,19 +286,27 @@ def answer_narrative(
         "split": split,
         "questions_in_split": sum(1 for q in questions if q.split == split),
         "generator": answerer.generator.name,
+        "passage_chars": answerer.settings.narrative_passage_chars,
         "thresholds": {},
         "records": [asdict(r) for r in records],
     }
 
 
-def record_narrative(split: str) -> Path:
+def record_narrative(split: str, passage_chars: int | None = None) -> Path:
     """Answer the split with the settings' generator (a tape when ``EDGAR_RAG_TAPE`` names one)
-    into ``data/narrative/run-<split>.json``, with the golden run's cosine thresholds."""
+    into ``data/narrative/run-<split>.json``, with the golden run's cosine thresholds; with
+    ``passage_chars``, an arm of the passage-window table quoting that many characters of
+    each passage, into ``data/narrative/window-<passage_chars>/run-<split>.json``."""
     from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.config import load_settings  # noqa: PLC0415
 
-    settings = load_settings()
-    out = QUESTIONS.parent / f"run-{split}.json"
+    if passage_chars is None:
+        settings = load_settings()
+        out = QUESTIONS.parent / f"run-{split}.json"
+    else:
+        settings = load_settings(narrative_passage_chars=passage_chars)
+        out = QUESTIONS.parent / f"window-{passage_chars}" / f"run-{split}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_suffix(".partial.jsonl")
     with closing(open_index(settings)) as index:
         answerer = build_answerer(settings, index)
@@ -424,7 +433,7 @@ def _reasons(run: dict[str, Any]) -> list[str]:
 def _miss(record: dict[str, Any]) -> str:
     unseen = "" if record["phrase_in_prompt"] else " (the phrase not in the prompt)"
     if record["outcome"] != "answered":
-        return record["outcome"] + unseen
+        return f"{record['outcome']}{unseen}"
     if not record["cites_phrase"]:
         return "answered, the phrase not cited" + unseen
     return "answered, the figure not stated"
@@ -441,9 +450,10 @@ def _gap(runs: Sequence[dict[str, Any]]) -> list[str]:
     return table(["split", "correct on answerable", "false answers on unanswerable"], rows)
 
 
-def render_narrative(runs: Sequence[dict[str, Any]]) -> str:
+def render_narrative(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str, Any]] = ()) -> str:
     """The page of the narrative runs (one per split): arms, then per kind, topic, scope and
-    reason for each split, then the dev/eval gap."""
+    reason for each split, then the dev/eval gap, then the ``windows`` runs (other passage
+    windows) beside the committed ones."""
     lines = [
         "# Narrative answers",
         "",
@@ -479,7 +489,54 @@ def render_narrative(runs: Sequence[dict[str, Any]]) -> str:
         ]
     if len(runs) > 1:
         lines += ["## Dev/eval gap (arm none)", "", *_gap(runs), ""]
+    if windows:
+        lines += ["## Passage window", "", *_windows([*runs, *windows]), ""]
     return "\n".join(lines)
+
+
+def _windows(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """Each split answered with each window a narrative prompt quotes of its passages: the
+    committed default beside the arms of ``edgar-rag dev eval narrative --passage-chars N``."""
+    rows = []
+    for run in sorted(runs, key=lambda r: (r["split"] != "dev", r.get("passage_chars") or 0)):
+        records = run["records"]
+        shown = _shown(run, "none")
+        ok = _correct(records, shown, ("prose", "figure"))
+        wrong = _wrong_figures(records, shown)
+        false = _false(records, shown)
+        answerable = [r for r in records if r["kind"] != "decline"]
+        in_view = sum(r["phrase_in_prompt"] for r in answerable)
+        tokens = [r["prompt_tokens"] for r in records if r["prompt_tokens"]]
+        rows.append(
+            [
+                run["split"],
+                run.get("passage_chars", "?"),
+                _rate(sum(ok), len(ok)),
+                _rate(sum(wrong), len(wrong)),
+                _rate(sum(false), len(false)),
+                f"{in_view}/{len(answerable)}",
+                round(statistics.mean(tokens)) if tokens else "-",
+            ]
+        )
+    return [
+        "Each split answered once per window (characters quoted of each passage), arm none. "
+        "The default is the run above; the others are "
+        "`data/narrative/window-<chars>/run-<split>.json`.",
+        "",
+        *table(
+            [
+                "split",
+                "window chars",
+                "correct on answerable",
+                "figure wrong",
+                "false answers on unanswerable",
+                "phrase in the prompt",
+                "mean prompt tokens",
+            ],
+            rows,
+            "lrlllrr",
+        ),
+    ]
 
 
 NARRATIVE_PAGE = Path("docs/narrative.md")
@@ -490,7 +547,11 @@ def narrative_page() -> str | None:
     when no split has been run."""
     paths = [QUESTIONS.parent / f"run-{split}.json" for split in ("dev", "eval")]
     runs = [json.loads(path.read_text(encoding="utf-8")) for path in paths if path.exists()]
-    return render_narrative(runs) if runs else None
+    windows = [
+        json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted(QUESTIONS.parent.glob("window-*/run-*.json"))
+    ]
+    return render_narrative(runs, windows) if runs else None
 
 
 def write_narrative_page(page: Path = NARRATIVE_PAGE) -> Path | None:
