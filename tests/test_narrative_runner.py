@@ -188,7 +188,7 @@ def test_a_narrower_window_is_an_arm_of_the_page_and_can_cut_the_phrase_out_of_v
     assert in_view[1] == 0 < in_view[0]  # no phrase fits in 40 characters
     page = render_narrative([default], [narrow])
     assert "## Passage window" in page
-    assert f"| dev | {AnswerSettings().narrative_passage_chars} | 3/4 = 75.0%" in page
+    assert f"| dev | {AnswerSettings().narrative_passage_chars} (default) | 3/4 = 75.0%" in page
     assert "| dev | 40 | 0/4 = 0.0%" in page
 
 

@@ -87,7 +87,7 @@ class AnswerSettings:
     check_metric: bool = True
     """Withhold a figure whose cited passages never name what the question asks about."""
     narrative_passages: int = 4
-    narrative_passage_chars: int = 500
+    narrative_passage_chars: int = 650
     """A narrative question's answer is a sentence or two of prose, longer than a table row:
     fewer, longer windows hold it (docs/narrative.md)."""
     narrow_to_named_company: bool = True

@@ -490,15 +490,19 @@ def render_narrative(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str,
     if len(runs) > 1:
         lines += ["## Dev/eval gap (arm none)", "", *_gap(runs), ""]
     if windows:
-        lines += ["## Passage window", "", *_windows([*runs, *windows]), ""]
+        lines += ["## Passage window", "", *_windows(runs, windows), ""]
     return "\n".join(lines)
 
 
-def _windows(runs: Sequence[dict[str, Any]]) -> list[str]:
+def _windows(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str, Any]]) -> list[str]:
     """Each split answered with each window a narrative prompt quotes of its passages: the
-    committed default beside the arms of ``edgar-rag dev eval narrative --passage-chars N``."""
+    committed ``runs`` (the default) beside the arms of ``edgar-rag dev eval narrative
+    --passage-chars N``."""
     rows = []
-    for run in sorted(runs, key=lambda r: (r["split"] != "dev", r.get("passage_chars") or 0)):
+    arms = [(run, " (default)") for run in runs] + [(run, "") for run in windows]
+    for run, default in sorted(
+        arms, key=lambda arm: (arm[0]["split"] != "dev", arm[0].get("passage_chars") or 0)
+    ):
         records = run["records"]
         shown = _shown(run, "none")
         ok = _correct(records, shown, ("prose", "figure"))
@@ -510,7 +514,7 @@ def _windows(runs: Sequence[dict[str, Any]]) -> list[str]:
         rows.append(
             [
                 run["split"],
-                run.get("passage_chars", "?"),
+                f"{run.get('passage_chars', '?')}{default}",
                 _rate(sum(ok), len(ok)),
                 _rate(sum(wrong), len(wrong)),
                 _rate(sum(false), len(false)),
