@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from edgar_rag.bench.report import (
     EDGAR_10K_PER_YEAR,
@@ -31,7 +32,7 @@ CLUSTER = {
          "engine_s": 36.0, "workers": 2},
     ]
 }  # fmt: skip
-SCALE = {
+SCALE: dict[str, Any] = {
     "chunks": 1_000_000,
     "graph_parameters": {"expansion_search": 4096},
     "stores": {
@@ -64,3 +65,32 @@ def test_without_the_engine_and_scale_benches_the_page_says_what_is_missing() ->
     assert "not measured yet (`make bench-cluster`)" in page
     assert "What breaks first" not in page
     assert not re.search(r"machine-hours", page)
+
+
+def _pg(p50: float, recall: float, *, uses_hnsw: bool = True) -> dict[str, object]:
+    return {
+        "p50_ms": p50, "recall_at_10": recall, "disk_mib": 1900.0, "build_s": 200.0,
+        "plan_uses_hnsw": uses_hnsw,
+    }  # fmt: skip
+
+
+def test_postgres_is_reported_at_the_stores_own_list_and_the_first_that_reaches_the_recall() -> (
+    None
+):
+    stores = {
+        "postgres, ef_search 100": _pg(15.0, 0.74),
+        "postgres, ef_search 400": _pg(500.0, 0.99, uses_hnsw=False),  # a scan is no HNSW arm
+        "postgres, ef_search 1000": _pg(99.0, 0.96),
+    }
+    scale = SCALE | {
+        "stores": SCALE["stores"] | stores,
+        "postgres_parameters": {"partitions": 8, "ef_searches_measured": [100, 400, 1000]},
+    }
+    page = render_scaling(PERFORMANCE, CLUSTER, scale)
+    assert "at the store's own ef_search (100) P50 15.0 ms with recall@10 0.740" in page
+    assert "recall@10 reaches 0.95 first at ef_search 1000, P50 99.0 ms." in page
+    short = scale | {"stores": SCALE["stores"] | {"postgres, ef_search 100": _pg(15.0, 0.74)}}
+    assert "no ef_search measured reaches recall@10 0.95 (at 100: 0.740" in render_scaling(
+        PERFORMANCE, CLUSTER, short
+    )
+    assert "PostgreSQL at the same" not in render_scaling(PERFORMANCE, CLUSTER, SCALE)

@@ -523,6 +523,8 @@ WORKERS_PROJECTED = (1, 4, 16, 64)
 """Machines like this one (2 cores, two one-thread engine workers each) in the projection."""
 QUERY_MEMORY_MIB = 2048
 """The memory the issue allows a corpus-wide query process (issue 16)."""
+RECALL_WANTED = 0.95
+"""The recall@10 against exact search the issue asks of a corpus-wide search (issue 16)."""
 
 
 def scaling_inputs(
@@ -698,6 +700,7 @@ def _year_of_search(scale: dict[str, Any] | None, year_chunks: float) -> list[st
         "logarithm of their number, so its time grows far slower (not measured past "
         f"{scale['chunks']:,}).",
         "",
+        *_postgres_at_scale(scale),
         "## What breaks first",
         "",
         f"- The query process's memory: about {memory:,.0f} MiB for a year's graph against the "
@@ -708,6 +711,40 @@ def _year_of_search(scale: dict[str, Any] | None, year_chunks: float) -> list[st
         "- Embedding time, linear in chunks: more machines (table above) or an accelerator.",
         "- PostgreSQL's writes (one transaction a filing, measured above for one writer); "
         "not measured under many concurrent writers.",
+        "",
+    ]
+
+
+def _postgres_at_scale(scale: dict[str, Any]) -> list[str]:
+    """PostgreSQL's corpus-wide search at the bench's scale: at the store's own candidate list,
+    and the smallest one measured that reaches the recall the issue asks (``RECALL_WANTED``)."""
+    parameters = scale.get("postgres_parameters")
+    if not parameters:
+        return []
+    store_own = parameters["ef_searches_measured"][0]  # the bench measures the store's own first
+    rows = {
+        int(name.rsplit(" ", 1)[1]): row
+        for name, row in scale["stores"].items()
+        if name.startswith("postgres, ef_search ") and row.get("plan_uses_hnsw", True)
+    }
+    if store_own not in rows:
+        return []
+    own = rows[store_own]
+    enough = [ef for ef in sorted(rows) if rows[ef]["recall_at_10"] >= RECALL_WANTED]
+    widest = max(rows)
+    reached = (
+        f"recall@10 reaches {RECALL_WANTED} first at ef_search {enough[0]}, P50 "
+        f"{rows[enough[0]]['p50_ms']:.1f} ms"
+        if enough
+        else f"no ef_search measured reaches recall@10 {RECALL_WANTED} (at {widest}: "
+        f"{rows[widest]['recall_at_10']:.3f}, P50 {rows[widest]['p50_ms']:.1f} ms)"
+    )
+    partitions = parameters["partitions"]
+    return [
+        f"PostgreSQL at the same {scale['chunks']:,} chunks (`docs/scale.md`: {partitions} "
+        f"partitions by CIK, an HNSW index each, {own['disk_mib']:,.0f} MiB of indexes built in "
+        f"{own['build_s']:,.0f} s): at the store's own ef_search ({store_own}) P50 "
+        f"{own['p50_ms']:.1f} ms with recall@10 {own['recall_at_10']:.3f}; {reached}.",
         "",
     ]
 
