@@ -312,7 +312,7 @@ class _VecSearch:
     """sqlite-vec's vec0 table (brute force) in a file of its own, filled from the chunks."""
 
     def __init__(self, db: Path) -> None:
-        import apsw  # type: ignore[import-not-found]  # noqa: PLC0415  (optional: loads extensions)
+        import apsw  # noqa: PLC0415  (loads extensions)
         import sqlite_vec  # type: ignore[import-untyped]  # noqa: PLC0415  (ships no types)
 
         self.source = db
