@@ -442,12 +442,24 @@ def _miss(record: dict[str, Any]) -> str:
 def _gap(runs: Sequence[dict[str, Any]]) -> list[str]:
     rows = []
     for run in runs:
-        records = run["records"]
-        shown = _shown(run, "none")
-        ok = _correct(records, shown, ("prose", "figure"))
-        false = _false(records, shown)
-        rows.append([run["split"], _rate(sum(ok), len(ok)), _rate(sum(false), len(false))])
+        correct, _, false = _rates_of_none(run)
+        rows.append([run["split"], correct, false])
     return table(["split", "correct on answerable", "false answers on unanswerable"], rows)
+
+
+def _rates_of_none(run: dict[str, Any]) -> tuple[str, str, str]:
+    """Arm none's correct answers on answerable questions, wrong figures, and false answers on
+    unanswerable questions, each as a rate with its interval."""
+    records = run["records"]
+    shown = _shown(run, "none")
+    ok = _correct(records, shown, ("prose", "figure"))
+    wrong = _wrong_figures(records, shown)
+    false = _false(records, shown)
+    return (
+        _rate(sum(ok), len(ok)),
+        _rate(sum(wrong), len(wrong)),
+        _rate(sum(false), len(false)),
+    )
 
 
 def render_narrative(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str, Any]] = ()) -> str:
@@ -504,10 +516,6 @@ def _windows(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str, Any]]) 
         arms, key=lambda arm: (arm[0]["split"] != "dev", arm[0].get("passage_chars") or 0)
     ):
         records = run["records"]
-        shown = _shown(run, "none")
-        ok = _correct(records, shown, ("prose", "figure"))
-        wrong = _wrong_figures(records, shown)
-        false = _false(records, shown)
         answerable = [r for r in records if r["kind"] != "decline"]
         in_view = sum(r["phrase_in_prompt"] for r in answerable)
         tokens = [r["prompt_tokens"] for r in records if r["prompt_tokens"]]
@@ -515,9 +523,7 @@ def _windows(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str, Any]]) 
             [
                 run["split"],
                 f"{run.get('passage_chars', '?')}{default}",
-                _rate(sum(ok), len(ok)),
-                _rate(sum(wrong), len(wrong)),
-                _rate(sum(false), len(false)),
+                *_rates_of_none(run),
                 f"{in_view}/{len(answerable)}",
                 round(statistics.mean(tokens)) if tokens else "-",
             ]

@@ -232,8 +232,8 @@ def _add(index: Index, ids: npt.NDArray[np.int64], vectors: Vectors, threads: in
     import numpy as np  # noqa: PLC0415
 
     index.add(ids, vectors, threads=threads)
+    index.expansion_search = RECONNECT_EXPANSION  # type: ignore[misc]  # it has a setter
     for _ in range(RECONNECT_ROUNDS):
-        index.expansion_search = RECONNECT_EXPANSION  # type: ignore[misc]  # it has a setter
         found = index.search(vectors, RECONNECT_HITS, threads=threads)
         lost = ~reached(ids, found.keys, found.distances)
         if not lost.any():
