@@ -105,6 +105,6 @@ def test_the_postgres_store_is_loaded_with_the_sqlite_ids_and_searched_through_h
         assert (
             np.mean([len(set(f) & set(e)) / 10 for f, e in zip(found, exact, strict=True)]) >= 0.9
         )
-    assert runs[0]["plan_uses_hnsw"]  # at the store's own candidate list (larger ones may scan)
+    assert runs[0]["plan_uses_hnsw"]  # at the smallest list (at 50,000 chunks larger ones scan)
     with pytest.raises(subprocess.CalledProcessError):  # the second load finds filings there
         _in_own_process("postgres", db, tmp_path, postgres_url)

@@ -84,7 +84,11 @@ def test_postgres_is_reported_at_the_stores_own_list_and_the_first_that_reaches_
     }
     scale = SCALE | {
         "stores": SCALE["stores"] | stores,
-        "postgres_parameters": {"partitions": 8, "ef_searches_measured": [100, 400, 1000]},
+        "postgres_parameters": {
+            "partitions": 8,
+            "ef_search": 100,
+            "ef_searches_measured": [100, 400, 1000],
+        },
     }
     page = render_scaling(PERFORMANCE, CLUSTER, scale)
     assert "at the store's own ef_search (100) P50 15.0 ms with recall@10 0.740" in page

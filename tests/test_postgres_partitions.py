@@ -52,13 +52,20 @@ def test_chunks_are_hash_partitioned_by_cik_with_an_hnsw_index_each(store: Postg
         "WHERE inhparent = 'chunks'::regclass"
     ).fetchall()
     assert len(partitions) == PARTITIONS
-    hnsw = store.db.execute(
-        "SELECT count(*) AS n FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+    assert hnsw_options(store) == [DENSER] * PARTITIONS
+
+
+DENSER = [f"m={postgres.HNSW_M}", f"ef_construction={postgres.HNSW_EF_CONSTRUCTION}"]
+
+
+def hnsw_options(store: PostgresIndex) -> list[list[str]]:
+    """The build options of each partition's HNSW index."""
+    rows = store.db.execute(
+        "SELECT c.reloptions FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
         "JOIN pg_am am ON am.oid = c.relam JOIN pg_inherits h ON h.inhrelid = i.indrelid "
         "WHERE h.inhparent = 'chunks'::regclass AND am.amname = 'hnsw'"
-    ).fetchone()
-    assert hnsw is not None
-    assert hnsw["n"] == PARTITIONS
+    ).fetchall()
+    return [sorted(row["reloptions"] or [], reverse=True) for row in rows]
 
 
 def test_every_key_of_chunks_holds_the_distribution_column(store: PostgresIndex) -> None:
@@ -185,6 +192,7 @@ def test_an_index_written_before_the_partitions_migrates_with_its_rows_and_ids(
         }
         assert "chunks_whole" not in names
         assert "chunks_by_embedding" in names
+        assert hnsw_options(store) == [DENSER] * PARTITIONS  # m004 built it again, denser
         store.ensure_embedder(IDENTITY)
         parsed = slim(sample_filings["HD-2024"], 5)
         new_id = store.write_filing(parsed, unit_vectors(5, 7))

@@ -721,7 +721,7 @@ def _postgres_at_scale(scale: dict[str, Any]) -> list[str]:
     parameters = scale.get("postgres_parameters")
     if not parameters:
         return []
-    store_own = parameters["ef_searches_measured"][0]  # the bench measures the store's own first
+    store_own = parameters["ef_search"]
     rows = {
         int(name.rsplit(" ", 1)[1]): row
         for name, row in scale["stores"].items()

@@ -35,6 +35,9 @@ from edgar_rag.index.graph import record_change
 from edgar_rag.index.postgres import (
     CHUNK_TYPES,
     EF_SEARCH,
+    HNSW_EF_CONSTRUCTION,
+    HNSW_INDEX,
+    HNSW_M,
     PARTITIONS,
     PostgresIndex,
     chunk_cik,
@@ -53,8 +56,9 @@ CANDIDATES = 40
 """A corpus-wide search asks the store for this many dense candidates (``SearchSettings``)."""
 EXPANSIONS = (1024, 2048, 4096, 8192)
 """The graph's search expansions measured, one query process each."""
-EF_SEARCHES = (EF_SEARCH, 400, 1000)
-"""PostgreSQL's HNSW candidate lists measured (``hnsw.ef_search``; the store's own first)."""
+EF_SEARCHES = (100, 200, 400, 600, 1000)
+"""PostgreSQL's HNSW candidate lists measured (``hnsw.ef_search``), the store's own among them
+(EF_SEARCH, recorded beside them)."""
 PG_BUILD_MEMORY = "2GB"
 """``maintenance_work_mem`` for the HNSW build: a million 384-dimension vectors and their graph
 fit, so pgvector builds in memory rather than page by page."""
@@ -126,7 +130,10 @@ def measure_scale(
         },
         "postgres_parameters": {
             "partitions": PARTITIONS,
+            "ef_search": EF_SEARCH,
             "ef_searches_measured": list(EF_SEARCHES),
+            "m": HNSW_M,
+            "ef_construction": HNSW_EF_CONSTRUCTION,
             "maintenance_work_mem": PG_BUILD_MEMORY,
         },
         "stores": stores,
@@ -371,10 +378,7 @@ class _PgSearch:
                 self._copy_chunks(source, ciks)
             pg.execute(f"SET maintenance_work_mem = '{PG_BUILD_MEMORY}'")
             pg.execute("SET max_parallel_maintenance_workers = 1")  # two cores: one helper
-            pg.execute(
-                "CREATE INDEX chunks_by_embedding ON chunks "
-                "USING hnsw (embedding vector_cosine_ops)"
-            )
+            pg.execute(HNSW_INDEX)
             pg.execute("ANALYZE chunks")
         else:  # open: one warm-up query, as the graph's open loads its file
             identity = self.index.embedder_identity()
@@ -535,7 +539,8 @@ def _postgres_note(report: dict[str, Any]) -> list[str]:
     return [
         "- *postgres*: the PostgreSQL store (pgvector) on a server on this machine: the chunks "
         f"table hash-partitioned by CIK into {parameters['partitions']} partitions, one HNSW "
-        "index each (pgvector's defaults: m 16, ef_construction 64), built once after the rows "
+        f"index each (m {parameters['m']}, ef_construction "
+        f"{parameters['ef_construction']}), built once after the rows "
         f"were copied in (maintenance_work_mem {parameters['maintenance_work_mem']}, one "
         "parallel worker); each row is a new query process with `hnsw.ef_search` as it says "
         f"(the store's own: {EF_SEARCH}), the query's plan the store's own. Its RSS columns add "
