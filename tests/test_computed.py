@@ -11,7 +11,7 @@ import pytest
 
 from edgar_rag.answer.answerer import COMPUTED, Answerer, AnswerSettings
 from edgar_rag.answer.computed import ComputedAnswers, display_company
-from edgar_rag.answer.prompt import draw_refusal_token
+from edgar_rag.answer.prompt import INSTRUCTION, NARRATIVE_INSTRUCTION, draw_refusal_token
 from edgar_rag.domain import Prompt, Reason, Response, Scope
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
@@ -19,7 +19,7 @@ from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.companies import CompanyDirectory
-from edgar_rag.question.reading import read_question
+from edgar_rag.question.reading import Kind, read_question
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.models import AskResponse
 from fakes import WHOLE_PASSAGES, ScriptedGenerator, marker_of
@@ -155,6 +155,19 @@ def test_a_narrative_question_goes_to_the_model(index: SqliteIndex) -> None:
     response = ask(index, "Why does Apple depend on outsourcing partners?", "AAPL", 2025, model)
     assert response.generator == model.name
     assert model.prompts
+
+
+def test_a_figure_question_code_cannot_plan_is_prompted_as_prose(index: SqliteIndex) -> None:
+    """Its answer is a figure inside a sentence ("about 10% of our employees"), so the model
+    reads the longer prose windows with the prose instruction, not table rows."""
+    model = ScriptedGenerator(["NONE"])
+    question = "What percent of Apple's employees work in the U.S.?"
+    assert read_question(question).kind is Kind.COMPUTATION
+    ask(index, question, "AAPL", 2025, model)
+    (prompt,) = model.prompts
+    content = "\n".join(message.content for message in prompt.messages)
+    assert NARRATIVE_INSTRUCTION in content
+    assert INSTRUCTION not in content
 
 
 @pytest.mark.parametrize(

@@ -77,6 +77,20 @@ def test_a_count_question_finds_the_sentence_that_states_the_count(index: Sqlite
     assert not any(stated in text for text in top(without))
 
 
+def test_a_count_named_in_another_word_is_found_by_the_words_that_count_the_same(
+    index: SqliteIndex,
+) -> None:
+    """ "Total headcount at year-end" shares no word with "... 166,000 ... employees": the count
+    ranking also searches the words that count the same thing. (The hashing embedder's dense
+    ranking, noise to this question, is left out.)"""
+    question = read_question("What was Apple's total headcount at year-end fiscal 2025?")
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    settings = replace(SearchSettings(), dense=False)
+    hits = Searcher(index, HashingEmbedder(), settings).search(question, scope, 4)
+    stated = "approximately 166,000 full-time equivalent employees"
+    assert any(stated in " ".join(hit.passage.chunk.text.split()) for hit in hits)
+
+
 @pytest.mark.parametrize(
     ("question", "sections"),
     [

@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgar_rag.answer.context import Window, best_window, paragraph_before
+from edgar_rag.answer.context import Window, best_prose_window, best_window, paragraph_before
 from edgar_rag.answer.prompt import (
     INSTRUCTION,
     PREAMBLE,
@@ -194,10 +194,41 @@ def test_a_short_chunk_is_kept_whole() -> None:
     assert (window.start, window.end, window.text) == (0, 14, "Revenue was 5.")
 
 
+# Procter & Gamble's fiscal 2025 10-K, Item 1A: the sentence that answers comes after the one
+# that names the topic, and a sentence before it says "supply chain" too.
+SUPPLY_RISK = (
+    "facilitate collection, payment and supply chain finance programs. A disruption to one or "
+    "more of these top-tier partners could impact our ability to draw on existing credit "
+    "facilities or otherwise adversely affect our cash flows or the cash flows of our customers "
+    "and vendors.\nBUSINESS OPERATIONS RISKS\nOur business results depend on our ability to "
+    "manage disruptions in our global supply chain.\nOur ability to meet our customers' needs "
+    "and achieve cost targets depends on our ability to maintain key manufacturing and supply "
+    "arrangements, including execution of supply chain optimizations and certain sole supplier "
+    "or sole manufacturing plant arrangements."
+)
+
+
+def test_a_prose_window_holds_the_run_of_sentences_with_most_of_the_question() -> None:
+    question = read_question("What supply chain vulnerabilities does Procter & Gamble highlight?")
+    budget = len(SUPPLY_RISK) - 10  # the chunk is just longer than the window, as it was
+    grown = best_window(SUPPLY_RISK, question, budget)
+    prose = best_prose_window(SUPPLY_RISK, question, budget)
+    assert "sole supplier" not in grown.text  # grown from the first sentence that ties
+    assert prose.text.endswith("sole manufacturing plant arrangements.")
+    assert prose.text.startswith("A disruption to one or more")
+
+
+def test_among_equal_runs_the_prose_window_keeps_what_follows_the_match() -> None:
+    text = "Risk A matters here. Filler words only now. Another filler line.\nRisk B matters too."
+    window = best_prose_window(text, read_question("risk"), 45)
+    assert window.text == "Another filler line.\nRisk B matters too."
+
+
 @given(st.text(min_size=1, max_size=600), st.text(max_size=40), st.integers(20, 500))
 def test_a_window_is_always_an_exact_span_within_budget(
     text: str, question: str, budget: int
 ) -> None:
-    window = best_window(text, read_question(question), budget)
-    assert text[window.start : window.end] == window.text
-    assert len(window.text) <= max(budget, 0) or len(text) <= budget
+    for choose in (best_window, best_prose_window):
+        window = choose(text, read_question(question), budget)
+        assert text[window.start : window.end] == window.text
+        assert len(window.text) <= max(budget, 0) or len(text) <= budget

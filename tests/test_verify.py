@@ -13,6 +13,7 @@ from edgar_rag.answer.answerer import fiscal_year_of_header
 from edgar_rag.answer.verify import (
     Verdict,
     markers_in,
+    pointers_folded,
     split_sentences,
     strip_markers,
     verify_answer,
@@ -42,6 +43,25 @@ def last_year_named(header: str) -> int | None:
 
 def verify(text: str, asked_years: frozenset[int] = FY2025) -> Verdict:
     return verify_answer(text, PASSAGES, asked_years, last_year_named)
+
+
+@pytest.mark.parametrize("pointer", ["This is shown in [1].", "This can be found in [1]."])
+def test_a_sentence_that_only_points_at_a_passage_cites_the_sentence_before_it(
+    pointer: str,
+) -> None:
+    verdict = verify(
+        f"Apple reported total net sales of $416,161 million in fiscal 2025. {pointer}"
+    )
+    assert verdict.ok, verdict.detail
+    assert verdict.text == "Apple reported total net sales of $416,161 million in fiscal 2025 [1]."
+
+
+def test_a_pointer_that_says_more_or_follows_a_cited_sentence_is_left_as_it_is() -> None:
+    cited = "Total net sales were $416,161 million in fiscal 2025 [1]. This is shown in [4]."
+    assert pointers_folded(cited) == cited
+    saying = "Sales were $416,161 million. This figure is in the financing section, see [1]."
+    assert pointers_folded(saying) == saying
+    assert not verify(saying).ok
 
 
 def test_an_answer_citing_the_passage_that_prints_its_figure_is_shown() -> None:

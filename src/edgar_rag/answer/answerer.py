@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from edgar_rag.answer.computed import Computed, ComputedAnswers
-from edgar_rag.answer.context import Window, best_window, paragraph_before
+from edgar_rag.answer.computed import Computed, ComputedAnswers, Uncomputable
+from edgar_rag.answer.context import Window, best_prose_window, best_window, paragraph_before
 from edgar_rag.answer.gates import apply_gate
 from edgar_rag.answer.metric import figure_names_metric, sentence_stating
 from edgar_rag.answer.numbers import MARKER, find_figures
@@ -128,6 +128,11 @@ class Prepared:
     best: float | None
     """The best cosine among the hits (what the cosine gate holds to its threshold)."""
     timings: dict[str, float]
+    computed: Computed | Uncomputable | None = None
+    """The answer computed in code (or why it could not be), decided before the prompt: a
+    figure question code cannot plan is prompted as prose, since its answer is a figure stated
+    in a sentence ("accounted for approximately 13.1% of ... total revenues"), not a table
+    row; None when code does not plan the question (the model answers it)."""
 
 
 @dataclass(slots=True)
@@ -206,10 +211,19 @@ class Answerer:
         timings["embed"] = round(searched.embed_ms, 1)
         timings["search"] = round(searched.search_ms + searched.fuse_ms, 1)
         settings = self.settings
-        narrative = question.kind is Kind.NARRATIVE
-        given = hits[: settings.narrative_passages if narrative else settings.passages_in_prompt]
-        chars = settings.narrative_passage_chars if narrative else settings.passage_chars
-        windows = [best_window(h.passage.chunk.text, question, chars) for h in given]
+        started = time.perf_counter()
+        planned = None
+        if self.computed is not None:
+            planned = self.computed.answer(question, scope, _year_of_header)
+        timings["compute"] = _ms_since(started)
+        prose = question.kind is Kind.NARRATIVE or (self.computed is not None and planned is None)
+        given = hits[: settings.narrative_passages if prose else settings.passages_in_prompt]
+        if prose:
+            chars = settings.narrative_passage_chars
+            windows = [best_prose_window(h.passage.chunk.text, question, chars) for h in given]
+        else:
+            chars = settings.passage_chars
+            windows = [best_window(h.passage.chunk.text, question, chars) for h in given]
         token = self.draw_token(text + "\x00" + "\x00".join(str(h.passage.chunk_id) for h in given))
         prompt = build_prompt(
             text,
@@ -220,10 +234,10 @@ class Answerer:
             token,
             _source(scope.filing),
             self.settings.max_tokens,
-            instruction=NARRATIVE_INSTRUCTION if narrative else INSTRUCTION,
+            instruction=NARRATIVE_INSTRUCTION if prose else INSTRUCTION,
         )
         best = max((h.cosine for h in hits), default=None)
-        return Prepared(question, scope, hits, given, windows, prompt, best, timings)
+        return Prepared(question, scope, hits, given, windows, prompt, best, timings, planned)
 
     def narrow(self, question: Question, scope: Scope) -> Scope:
         """The filing a corpus-wide question is asked of when it names a company first (others
@@ -278,14 +292,10 @@ class Answerer:
     ) -> Response | None:
         """The answer (or the decline) of a figure question computed in code from the filing's
         reported figures; None when the question is not one the metric library can plan."""
-        if self.computed is None:
-            return None
-        started = time.perf_counter()
-        filing = prepared.scope.filing
-        result = self.computed.answer(prepared.question, prepared.scope, _year_of_header)
-        prepared.timings["compute"] = _ms_since(started)
+        result = prepared.computed
         if result is None:
             return None
+        filing = prepared.scope.filing
         decline = _Decliner(
             prepared.question.text, filing, gate_name, prepared.best, prepared.timings
         )

@@ -47,6 +47,45 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if b > a]
 
 
+def _cut(text: str, start: int, end: int, budget_chars: int) -> Window:
+    if end - start > budget_chars:
+        cut = text.rfind(" ", start, start + budget_chars)
+        end = cut if cut > start else start + budget_chars
+    return Window(start, end, text[start:end])
+
+
+def best_prose_window(text: str, question: Question, budget_chars: int) -> Window:
+    """The run of whole sentences within the budget that holds the most of the question's
+    stems (weighted as in ``best_window``, a stem counted in each sentence it is in).
+
+    Prose answers a question over several sentences, and the sentence that names the topic
+    comes before the ones that give the answer ("Our business results depend on ... our
+    supply chain." then "..., including ... sole supplier ... arrangements."): growing from the
+    single best sentence spends the budget on whatever neighbour ties, often the sentence
+    before. Among runs of equal weight the one with more sentences goes first, then the one
+    that starts later: it keeps what follows the match.
+    """
+    if len(text) <= budget_chars:
+        return Window(0, len(text), text)
+    pieces = _pieces(text)
+    if not pieces:
+        return Window(0, 0, "")
+    weights = question.weights
+    scores = [sum(weights.get(s, 0.0) for s in text_stems(text[a:b])) for a, b in pieces]
+    best = (-1.0, 0, 0)
+    first = last = 0
+    for start in range(len(pieces)):
+        total = 0.0
+        for end in range(start, len(pieces)):
+            if end > start and pieces[end][1] - pieces[start][0] > budget_chars:
+                break
+            total += scores[end]
+            key = (total, end - start, start)
+            if key > best:
+                best, first, last = key, start, end
+    return _cut(text, pieces[first][0], pieces[last][1], budget_chars)
+
+
 def best_window(text: str, question: Question, budget_chars: int) -> Window:
     """The line or sentence that best matches the question, grown by its best-matching
     neighbours while the budget allows. A piece longer than the budget is cut at a space.
@@ -90,8 +129,4 @@ def best_window(text: str, question: Question, budget_chars: int) -> Window:
             break
         _, upward, index = max(grown)
         first, last = (index, last) if upward else (first, index)
-    start, end = pieces[first][0], pieces[last][1]
-    if end - start > budget_chars:
-        cut = text.rfind(" ", start, start + budget_chars)
-        end = cut if cut > start else start + budget_chars
-    return Window(start, end, text[start:end])
+    return _cut(text, pieces[first][0], pieces[last][1], budget_chars)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from edgar_rag.answer.numbers import (
     MARKER,
@@ -166,7 +167,7 @@ def verify_answer(
     writes ``[1]`` out of habit), and a table row the model copied whole keeps only the columns
     of the years asked; both corrections are recorded in the verdict.
     """
-    text = "\n".join(markers_last(line) for line in text.split("\n"))
+    text = pointers_folded("\n".join(markers_last(line) for line in text.split("\n")))
     held = {marker: _content_words(passage) for marker, passage in passages.items()}
     text, attributed = _attributed(text, held)
     cited = tuple(m for m in markers_in(text) if m in passages)
@@ -223,6 +224,34 @@ def markers_last(line: str) -> str:
             continue
         moved.extend(_cite(sentence, markers) for sentence in split_sentences(body))
     return " ".join(moved)
+
+
+_POINTING = frozenset(
+    "this that it these is are was were can be shown found stated given seen see in on the a "
+    "passage passages as per according to source quoted cited from".split()
+)
+"""Every word of a sentence that only points at passages ("This is shown in [1].")."""
+
+
+def pointers_folded(text: str) -> str:
+    """``text`` with each sentence that only points at passages ("This can be found in [2].",
+    as a small model writes after the sentence it means) folded into the sentence before it
+    when that one cites nothing: the markers move there and the pointer is left out. A pointer
+    after a cited sentence, or a sentence that says anything more, is left as it is."""
+    sentences = split_sentences(text)
+    shown = text
+    for before, sentence in pairwise(sentences):
+        markers = markers_in(sentence)
+        words = lower_words(strip_markers(sentence))
+        if not markers or markers_in(before) or not words or not set(words) <= _POINTING:
+            continue
+        start = shown.find(before)
+        end = shown.find(sentence, start + len(before)) if start >= 0 else -1
+        if end < 0:
+            continue
+        run = " ".join(f"[{marker}]" for marker in markers)
+        shown = shown[:start] + _cite(before, run) + shown[end + len(sentence) :]
+    return shown
 
 
 def _cite(sentence: str, markers: str) -> str:

@@ -20,6 +20,7 @@ from edgar_rag.domain import (
     SourceFormat,
 )
 from edgar_rag.question.reading import Kind, Question
+from edgar_rag.question.words import counting_words
 from edgar_rag.retrieve.counts import rank_count_chunks, rank_section_chunks
 from edgar_rag.retrieve.facts import (
     OperandReader,
@@ -60,7 +61,9 @@ class SearchSettings:
     counts: bool = True
     """For a question that counts something ("how many employees", "its headcount"), rank the
     chunks printing a count beside a word for it (``retrieve.counts``): the one sentence that
-    answers sits below tables that say the same word (docs/narrative.md)."""
+    answers sits below tables that say the same word (docs/narrative.md). Its candidates are the
+    question's own and those of a search for the words that count the same thing, since the
+    question may name the count in another word ("headcount" for "... 1,556,000 employees")."""
     counts_weight: float = 2.0
     sections: bool = True
     """For a question that points where to read ("according to the cover", "in its risk
@@ -162,11 +165,12 @@ class Searcher:
         if wanted and scope.filing_id is not None:
             displayed = self.index.displayed_facts(scope.filing_id)
             operands = rank_operand_chunks(wanted, displayed, period_end, settings.candidates)
-        counts = (
-            rank_count_chunks(self.index, question.counted, (dense, lexical))
-            if settings.counts and question.counted is not None
-            else []
-        )
+        counts: ScoredIds = []
+        if settings.counts and question.counted is not None:
+            counting = self.index.lexical_search(
+                counting_words(question.counted), scope.filing_id, settings.candidates
+            )
+            counts = rank_count_chunks(self.index, question.counted, (dense, lexical, counting))
         sections = (
             rank_section_chunks(self.index, question.sections, (dense, lexical))
             if settings.sections and question.sections
