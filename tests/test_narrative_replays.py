@@ -19,7 +19,6 @@ QUESTIONS = ROOT / "data" / "narrative" / "questions.jsonl"
 CASES = {
     "n120": "a count since a year is held to no year: 'Since May 2013, more than 50 cases'",
     "n102": "how concentrated the sales were is no word of the metric",
-    "n67": "the reply opened with an echo of the refusal token",
     "n182": "the marker moves to the passage naming the metric; a reduction 'by' is no total",
     "n16": "a prose question asks no figure, so a figure on the way needs no metric",
     "n150": "a target's year ('by 2027') is no period the figure reports",

@@ -568,7 +568,8 @@ def test_one_log_line_per_request_without_the_question(
     fields = vars(answered)
     assert (fields["endpoint"], fields["status"]) == ("/ask", 200)
     assert (fields["outcome"], fields["reason"]) == ("answered", "none")
-    assert set(fields["timings_ms"]) == {"embed", "search", "gate", "generate", "verify"}
+    stages = {"embed", "search", "compute", "gate", "generate", "verify"}
+    assert set(fields["timings_ms"]) == stages
     assert fields["tokens"] == {"prompt": 100, "completion": 10}
     assert fields["duration_ms"] > 0
     json.dumps({key: fields[key] for key in ("endpoint", "status", "timings_ms", "tokens")})
