@@ -242,6 +242,50 @@ def test_an_abbreviation_says_the_words_whose_initials_it_spells() -> None:
     assert not asked(question, other, "About 80% of it is [1].")
 
 
+def test_a_word_of_the_question_is_read_as_the_lines_words_are() -> None:
+    """ "non-U.S." in a question is the word the line's reading keeps of "non-U.S. customers";
+    "U.S." alone is too short for either reading, so it is no word a line must say."""
+    question = "What share of Boeing's defense backlog is attributable to non-U.S. customers?"
+    sentence = "At the end of 2024, 29% of the backlog was attributable to non-U.S. customers."
+    assert asked(question, sentence, "29% of BDS backlog [1].")
+    assert not asked(question, "At the end of 2024, 29% of the backlog was funded.", "29% [1].")
+    assert asked(
+        "How much U.S. revenue did Boeing report?",
+        "Revenues | 2024: 66,517 | (in millions)",
+        "$66,517 million [1].",
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        ("How many Sam's Club locations are there in the U.S.?", "It operates 600 clubs."),
+        ("How many McDonald's locations are there?", "There were 600 restaurants at year end."),
+        ("How many Costco stores are open?", "We operated 600 warehouses worldwide."),
+    ],
+)
+def test_a_place_is_counted_by_the_name_the_business_gives_it(question: str, sentence: str) -> None:
+    assert asked(question, sentence, "There are 600 [1].")
+    assert not asked(question, "It employed 600 pharmacists.", "There are 600 [1].")
+
+
+def test_the_number_of_something_counts_that_thing() -> None:
+    """ "The number of shareholders ... of the Company's common stock" counts holders, not the
+    stock it names on the way to its figure; "the number of shares outstanding" counts shares."""
+    question = "How many McDonald's common shares were outstanding at the end of January 2024?"
+    holders = (
+        "The number of shareholders of record and beneficial owners of the Company's common "
+        "stock as of January 31, 2024 was estimated to be 4,500,000."
+    )
+    assert not asked(question, holders, "It had 4,500,000 common shares [1].")
+    shares = (
+        "The number of shares outstanding of the registrant's common stock as of January 31, "
+        "2024: 722,051,488"
+    )
+    assert asked(question, shares, "It had 722,051,488 common shares [1].")
+    assert asked("How many shareholders of record did it have?", holders, "4,500,000 [1].")
+
+
 def test_a_change_or_an_amount_of_money_counts_nothing() -> None:
     """ "Reduced headcount by approximately 10,000" is how many left, and "Common stock: $5,061"
     is dollars: neither is how many there are."""

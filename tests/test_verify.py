@@ -141,6 +141,42 @@ def test_an_answer_citing_nothing_cites_the_passage_holding_its_words() -> None:
     assert wrong.reason is Reason.UNSUPPORTED_CLAIM
 
 
+def test_a_paraphrase_stating_figures_cites_the_passage_printing_them() -> None:
+    """A sentence with figures and no marker that paraphrases a passage too freely for the
+    word rule cites the passage printing every figure it states and holding half its words;
+    it is then held to that passage like any cited sentence."""
+    dividends = (
+        "The Company has paid dividends on common stock for 48 consecutive years and has "
+        "increased the dividend amount at least once every year."
+    )
+    passages = {1: SALES_ROW, 2: dividends}
+    answer = "The dividend track record is 48 consecutive years, raised at least once every year."
+    verdict = verify_answer(answer, passages, frozenset(), last_year_named)
+    assert verdict.ok, verdict.detail
+    assert verdict.attributed
+    assert verdict.text.endswith("every year [2].")
+    # a figure no passage prints, or words no passage printing it holds: still uncited
+    wrong = "The dividend track record is 49 consecutive years, raised at least once every year."
+    assert verify_answer(wrong, passages, frozenset(), last_year_named).reason is (
+        Reason.NO_VALID_CITATION
+    )
+    loose = "Shareholders of McDonald's enjoyed 48 consecutive years of rising payouts globally."
+    assert verify_answer(loose, passages, frozenset(), last_year_named).reason is (
+        Reason.NO_VALID_CITATION
+    )
+
+
+def test_a_marker_moved_after_an_abbreviation_keeps_its_full_stop() -> None:
+    verdict = verify_answer(
+        "[1] There are 600 Sam's Club locations in the U.S.",
+        {1: "Sam's Club U.S. operates 600 clubs in 44 states in the U.S. and Puerto Rico."},
+        frozenset(),
+        last_year_named,
+    )
+    assert verdict.ok, verdict.detail
+    assert verdict.text == "There are 600 Sam's Club locations in the U.S. [1]."
+
+
 def test_markers_written_before_their_sentences_are_moved_after_them() -> None:
     """ "[4] A. [1] B." cites [4] for A and [1] for B, as "A [4]. B [1]." does."""
     verdict = verify("[4] Total net sales increased 6% in 2025. [1] They were $416,161 million.")

@@ -17,6 +17,7 @@ from edgar_rag.answer.numbers import (
     supports,
 )
 from edgar_rag.question.words import (
+    COUNTED_AS,
     DISTINGUISHING,
     GENERIC,
     NOT_SAID,
@@ -144,6 +145,9 @@ def _counts(
             if states_change(sentence, figure):
                 continue
             before = lower_words(sentence[: figure.start])
+            named = _number_of(before)
+            if named is not None and stem(named) not in nouns:
+                continue  # "the number of shareholders of ... common stock was 4,500,000"
             after = lower_words(sentence[figure.end :])[:_AFTER_WORDS]
             said = [w for w in before if w.isalpha() and w not in NOT_SAID]
             beside = [*after, *said[-_BEFORE_WORDS:]]
@@ -154,6 +158,20 @@ def _counts(
     return False
 
 
+def _number_of(words: Sequence[str]) -> str | None:
+    """What "the number of ..." counts among ``words`` (a sentence up to its figure): the first
+    word that counts something within a few words after the last "number of" ("the number of
+    shareholders of record ... was" counts shareholders, whatever stock it names later); None
+    when the words say no such thing."""
+    starts = [i for i in range(len(words) - 1) if words[i : i + 2] == ["number", "of"]]
+    if not starts:
+        return None
+    following = words[starts[-1] + 2 : starts[-1] + 2 + _NUMBER_OF_WORDS]
+    return next((word for word in following if word in COUNTED_AS), None)
+
+
+_NUMBER_OF_WORDS = 3
+"""How far after "number of" its noun may come: "the number of common shares outstanding"."""
 _MONEY = re.compile(r"[$€£]")
 """A count is no amount of money: "Common stock: $5,061" counts no shareholders."""
 _AFTER_WORDS = 4
@@ -214,19 +232,20 @@ equivalents, dividends "per share" are not the dividends paid; "EPS" asks per sh
 
 def _asked_words(words: Iterable[str]) -> list[str]:
     """The question's metric words counted once per synonym group, generic parts of hyphenated
-    words left out ("year-end" names nothing, "long-term" stays)."""
+    words left out ("year-end" names nothing, "long-term" stays), and words a line's reading
+    never keeps ("U.S.": letters too short to be read) left out too."""
     kept: dict[frozenset[str], str] = {}
     for word in words:
-        parts = [p for p in word.split("-") if p and stem(p) not in _GENERIC_STEMS]
-        if parts:
+        if text_stems(word) - _GENERIC_STEMS:
             kept.setdefault(expand([word], strict=True), word)
     return list(kept.values())
 
 
 def _says(word: str, said: frozenset[str]) -> bool:
-    """``said`` holds ``word``, a synonym of it, or every part of it ("long-term debt")."""
-    parts = [p for p in word.split("-") if p]
-    return bool(expand([word], strict=True) & said) or all(stem(p) in said for p in parts)
+    """``said`` holds ``word``, a synonym of it, or every part of it as a line's words are read
+    ("long-term debt"; "non-u.s" is "non", as in "non-U.S. customers")."""
+    parts = text_stems(word)
+    return bool(expand([word], strict=True) & said) or (bool(parts) and parts <= said)
 
 
 def sentence_stating(

@@ -18,6 +18,7 @@ from itertools import pairwise
 
 from edgar_rag.answer.numbers import (
     MARKER,
+    Figure,
     PrintedFigure,
     find_figures,
     passage_figures,
@@ -169,18 +170,18 @@ def verify_answer(
     """
     text = pointers_folded("\n".join(markers_last(line) for line in text.split("\n")))
     held = {marker: _content_words(passage) for marker, passage in passages.items()}
-    text, attributed = _attributed(text, held)
+    leads = leads or {}
+    printed = {
+        marker: passage_figures(passage, leads.get(marker, ""))
+        for marker, passage in passages.items()
+    }
+    text, attributed = _attributed(text, held, printed)
     cited = tuple(m for m in markers_in(text) if m in passages)
     if not text.strip():
         return Verdict(False, Reason.NO_VALID_CITATION, "the answer is empty", cited, text)
     text, requoted, ungrounded = _grounded(text, held)
     if ungrounded is not None:
         return Verdict(False, Reason.UNSUPPORTED_CLAIM, ungrounded, cited, text)
-    leads = leads or {}
-    printed = {
-        marker: passage_figures(passage, leads.get(marker, ""))
-        for marker, passage in passages.items()
-    }
     written = text
     if recite and asked_years:
         text = "\n".join(asked_columns(line, asked_years, header_year) for line in text.split("\n"))
@@ -255,39 +256,67 @@ def pointers_folded(text: str) -> str:
 
 
 def _cite(sentence: str, markers: str) -> str:
-    """``sentence`` with ``markers`` before its full stop."""
+    """``sentence`` with ``markers`` before its full stop; an abbreviation's own stop stays
+    ("in the U.S. [1].", not "in the U.S [1].")."""
     ending = _ENDING.search(sentence)
     stop = ending.group(0) if ending else ""
-    return f"{sentence[: len(sentence) - len(stop)].rstrip()} {markers}{stop}"
+    body = sentence[: len(sentence) - len(stop)].rstrip()
+    if stop == "." and _ACRONYM.fullmatch(body.rpartition(" ")[2].lower()):
+        body += stop
+    return f"{body} {markers}{stop}"
 
 
-def _attributed(text: str, held: Mapping[int, frozenset[str]]) -> tuple[str, bool]:
+def _attributed(
+    text: str,
+    held: Mapping[int, frozenset[str]],
+    printed: Mapping[int, Sequence[PrintedFigure]],
+) -> tuple[str, bool]:
     """``text`` with each sentence that cites no passage, where it needs one (it states a
     figure, it is long, or the answer cites nothing at all), citing the first given passage
     that holds nearly all its words: the model quoted or closely paraphrased it and left out
     the marker ("Amazon is organized into three segments ... . These segments reflect ... [1]").
-    ``held`` is each given passage's content words. Whether any sentence was cited so."""
+    A sentence stating figures may paraphrase more freely: it cites the first passage that
+    prints every figure it states and holds at least half its words ("The dividend track
+    record is 48 consecutive years" from "paid dividends ... for 48 consecutive years"); the
+    figure checks then hold it to that passage as to any cited one. ``held`` is each given
+    passage's content words, ``printed`` its figures. Whether any sentence was cited so."""
     bare = not markers_in(text)
     shown, attributed = text, False
     for sentence in split_sentences(text):
         if markers_in(sentence):  # cited, if wrongly ([7] of five passages): left to the checks
             continue
         long = len(strip_markers(sentence).split()) > LONG_SENTENCE_WORDS
-        if not (bare or long or find_figures(sentence)):
+        figures = find_figures(sentence)
+        if not (bare or long or figures):
             continue
-        words = _content_words(sentence)
-        source = next(
-            (
-                marker
-                for marker, passage in held.items()
-                if words and len(words & passage) >= _ATTRIBUTED_SHARE * len(words)
-            ),
-            None,
-        )
+        source = _source_of(_content_words(sentence), figures, held, printed)
         if source is not None:
             shown = shown.replace(sentence, _cite(sentence, f"[{source}]"), 1)
             attributed = True
     return shown, attributed
+
+
+def _source_of(
+    words: frozenset[str],
+    figures: Sequence[Figure],
+    held: Mapping[int, frozenset[str]],
+    printed: Mapping[int, Sequence[PrintedFigure]],
+) -> int | None:
+    """The first given passage holding nearly all ``words``, else, for a sentence stating
+    ``figures``, the first printing every one of them and holding at least half the words."""
+    if not words:
+        return None
+    for marker, passage in held.items():
+        if len(words & passage) >= _ATTRIBUTED_SHARE * len(words):
+            return marker
+    for marker, passage in held.items():
+        if (
+            figures
+            and len(words & passage) >= _CITED_SHARE * len(words)
+            and all(any(supports(p, f) for p in printed[marker]) for f in figures)
+        ):
+            return marker
+    return None
 
 
 def _grounded(

@@ -193,7 +193,7 @@ def counted_noun(question: str) -> str | None:
         return None
     head = _PREPOSITION.split(asked["phrase"], maxsplit=1)[0]
     words = [_POSSESSIVE.sub("", w) for w in lower_words(head)]
-    known = [w for w in words if w in _COUNTED_AS]  # "how many people worked at": people
+    known = [w for w in words if w in COUNTED_AS]  # "how many people worked at": people
     return known[-1] if known else words[-1] if words else None
 
 
@@ -202,13 +202,14 @@ COUNT_NOUNS: tuple[tuple[str, ...], ...] = (
     ("shareholders", "stockholders", "holders"),
     ("shares", "stock"),
     ("lawsuits", "cases", "actions", "claims", "suits", "complaints"),
-    ("stores", "locations", "outlets"),
+    ("stores", "locations", "outlets", "clubs", "warehouses", "restaurants", "branches"),
     ("space", "feet", "footage", "area"),
 )
 """The words that count the same thing ("people" are its employees, "space" is square feet):
 for the words printed beside a figure and the count ranking's search (``retrieve.counts``),
 never for the question's own terms or the prompt's windows."""
-_COUNTED_AS = {word: group for group in COUNT_NOUNS for word in group}
+COUNTED_AS = {word: group for group in COUNT_NOUNS for word in group}
+"""Each word that counts something, to the words that count the same thing."""
 _COUNT_NAMED = re.compile(r"\b(?:(?P<noun>[a-z]+)\s+count|headcount)\b", re.I)
 """A count the question names outright: "employee count", "headcount"."""
 _NOT_COUNTED = re.compile(
@@ -222,7 +223,7 @@ _PREPOSITION = re.compile(
 
 def counting_words(noun: str) -> tuple[str, ...]:
     """``noun`` and the words that count the same thing ("people" for employees)."""
-    return _COUNTED_AS.get(noun, (noun,))
+    return COUNTED_AS.get(noun, (noun,))
 
 
 def counting_stems(noun: str) -> frozenset[str]:
