@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -12,15 +13,15 @@ import pytest
 from edgar_rag.answer.answerer import COMPUTED, Answerer, AnswerSettings
 from edgar_rag.answer.computed import ComputedAnswers, display_company
 from edgar_rag.answer.prompt import INSTRUCTION, NARRATIVE_INSTRUCTION, draw_refusal_token
-from edgar_rag.domain import Prompt, Reason, Response, Scope
+from edgar_rag.domain import Hit, Prompt, Reason, Response, Scope
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.companies import CompanyDirectory
-from edgar_rag.question.reading import Kind, read_question
-from edgar_rag.retrieve.search import Searcher
+from edgar_rag.question.reading import Kind, Question, read_question
+from edgar_rag.retrieve.search import Searcher, SearchTimings
 from edgar_rag.service.models import AskResponse
 from fakes import WHOLE_PASSAGES, ScriptedGenerator, marker_of
 
@@ -155,6 +156,44 @@ def test_a_narrative_question_goes_to_the_model(index: SqliteIndex) -> None:
     response = ask(index, "Why does Apple depend on outsourcing partners?", "AAPL", 2025, model)
     assert response.generator == model.name
     assert model.prompts
+
+
+@dataclass
+class KindsSearched(Searcher):
+    """A searcher that notes the kind each question it searches is read as."""
+
+    kinds: list[Kind] = field(default_factory=list)
+
+    def search_timed(
+        self, question: Question, scope: Scope, k: int = 5
+    ) -> tuple[list[Hit], SearchTimings]:
+        self.kinds.append(question.kind)
+        return super().search_timed(question, scope, k)
+
+
+@pytest.mark.parametrize(
+    ("question", "searched_as"),
+    [
+        ("What percent of Apple's employees work in the U.S.?", Kind.NARRATIVE),
+        ("How dependent is Apple on Foxconn compared with its other suppliers?", Kind.NARRATIVE),
+        ("What was Apple's gross margin in fiscal 2025?", Kind.COMPUTATION),
+    ],
+)
+def test_a_computation_code_cannot_plan_is_searched_as_prose(
+    index: SqliteIndex, question: str, searched_as: Kind
+) -> None:
+    """Its answer is a percentage printed in a sentence, not the statement rows its operands
+    would sit on; one code plans keeps the figure search it is answered from."""
+    assert read_question(question).kind in (Kind.COMPUTATION, Kind.COMPARISON)
+    searcher = KindsSearched(index, HashingEmbedder())
+    answerer = Answerer(
+        searcher=searcher,
+        generator=ScriptedGenerator(["NONE"]),
+        draw_token=lambda request: draw_refusal_token(b"test", request),
+        computed=ComputedAnswers(index, load_library()),
+    )
+    answerer.prepare(question, index.resolve_scope(ticker="AAPL", fiscal_year=2025))
+    assert searcher.kinds == [searched_as]
 
 
 def test_a_figure_question_code_cannot_plan_is_prompted_as_prose(index: SqliteIndex) -> None:

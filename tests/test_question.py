@@ -12,7 +12,7 @@ import pytest
 from edgar_rag.domain import FilingMeta, SourceFormat
 from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.question.reading import Kind, asks_for_prose, question_kind, read_question
-from edgar_rag.question.words import counted_noun
+from edgar_rag.question.words import asks_amount, counted_noun
 
 HOME_DEPOT = FilingMeta(
     sha256="0" * 64,
@@ -133,3 +133,22 @@ def test_a_question_that_asks_to_be_told_asks_for_prose() -> None:
 )
 def test_a_count_asked_is_read_as_what_it_counts(question: str, counted: str | None) -> None:
     assert counted_noun(question) == counted
+
+
+@pytest.mark.parametrize(
+    ("question", "amount"),
+    [
+        ("How many stores did Walmart U.S. operate?", True),
+        ("How much of NVIDIA's revenue came from its largest customer?", True),
+        ("What share of Home Depot's fiscal 2024 net sales was generated online?", True),
+        ("What percentage of Boeing's revenue came from the U.S. government?", True),
+        ("What was Apple's net income in fiscal 2025?", False),
+        ("How does Tesla talk about recruiting talent?", False),
+    ],
+)
+def test_an_amount_or_a_share_asked_wants_a_figure_in_the_answer(
+    question: str, amount: bool
+) -> None:
+    """A right answer to "what share of" states a percentage, as one to "how many" states a
+    count: an answer without one is mended from its cited sentence or declined."""
+    assert asks_amount(question) is amount

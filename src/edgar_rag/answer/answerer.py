@@ -206,17 +206,26 @@ class Answerer:
         if narrowed is not scope:
             scope = narrowed
             question = read_question(text, scope.filing, self.directory)
-        timings: dict[str, float] = {}
-        hits, searched = self.searcher.search_timed(question, scope, self.settings.search_k)
-        timings["embed"] = round(searched.embed_ms, 1)
-        timings["search"] = round(searched.search_ms + searched.fuse_ms, 1)
-        settings = self.settings
         started = time.perf_counter()
         planned = None
         if self.computed is not None:
             planned = self.computed.answer(question, scope, _year_of_header)
-        timings["compute"] = _ms_since(started)
+        compute_ms = _ms_since(started)
         prose = question.kind is Kind.NARRATIVE or (self.computed is not None and planned is None)
+        # A computation or comparison code cannot plan ("what share of its revenue came from
+        # the U.S. government", "how dependent is it on Walmart") is answered by a percentage
+        # the filing prints in a sentence: it is searched as prose is, not for the statement
+        # rows its operands would sit on. A lookup's figure is a row, whoever answers it.
+        searched_as = question
+        if prose and question.kind in (Kind.COMPUTATION, Kind.COMPARISON):
+            searched_as = replace(question, kind=Kind.NARRATIVE)
+        hits, searched = self.searcher.search_timed(searched_as, scope, self.settings.search_k)
+        timings = {
+            "embed": round(searched.embed_ms, 1),
+            "search": round(searched.search_ms + searched.fuse_ms, 1),
+            "compute": compute_ms,
+        }
+        settings = self.settings
         given = hits[: settings.narrative_passages if prose else settings.passages_in_prompt]
         if prose:
             chars = settings.narrative_passage_chars

@@ -177,6 +177,10 @@ _HOW_MANY = re.compile(
     re.IGNORECASE,
 )
 """A count or an amount asked for: the words that say of what ("how many stores did")."""
+_PORTION = re.compile(
+    r"\bwhat\s+(?:share|percentage|percent|portion|proportion|fraction)\s+of\b", re.IGNORECASE
+)
+"""A portion asked for ("what share of its revenue"): a percentage answers it."""
 
 
 def counted_noun(question: str) -> str | None:
@@ -232,8 +236,8 @@ def counting_stems(noun: str) -> frozenset[str]:
 
 
 def asks_amount(question: str) -> bool:
-    """The question asks how many or how much: a right answer states a figure."""
-    return _HOW_MANY.search(question) is not None
+    """The question asks how many, how much or what share: a right answer states a figure."""
+    return _HOW_MANY.search(question) is not None or _PORTION.search(question) is not None
 
 
 def share_class(text: str) -> str | None:
