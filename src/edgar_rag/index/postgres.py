@@ -681,6 +681,16 @@ def create_database(server_url: str, name: str) -> str:
     return make_conninfo(server_url, dbname=name)
 
 
+def set_server_settings(server_url: str, settings: dict[str, str]) -> None:
+    """Write server parameters (ALTER SYSTEM) on the server at ``server_url``; those read only
+    at start (``shared_buffers``) apply once it is started again (for benchmarks)."""
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        for name, value in settings.items():
+            admin.execute(
+                sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value))
+            )
+
+
 def _fact_row(filing_id: int, fact: Fact) -> tuple[object, ...]:
     return (
         filing_id, fact.concept, fact.value, fact.displayed, fact.unit, fact.decimals,
