@@ -102,8 +102,17 @@ def test_postgres_is_reported_at_the_stores_own_list_and_the_first_that_reaches_
     heavy = scale["stores"] | {
         "postgres, ef_search 100": _pg(15.0, 0.74) | {"query_rss_mib": 4000.0}
     }
-    assert "Its query processes' memory, 4,000 MiB as measured" in render_scaling(
+    assert "searched) is 4,000 MiB as measured (each process" in render_scaling(
         PERFORMANCE, CLUSTER, scale | {"stores": heavy}
+    )
+    bounded = heavy | {
+        "postgres, ef_search 100": heavy["postgres, ef_search 100"] | {"query_pss_mib": 2500.0}
+    }
+    assert "between 2,500 MiB (proportional set size" in render_scaling(
+        PERFORMANCE, CLUSTER, scale | {"stores": bounded}
+    )
+    assert "4,000 MiB (peak RSS: counted by each process): over the 2,048 MiB" in render_scaling(
+        PERFORMANCE, CLUSTER, scale | {"stores": bounded}
     )
     short = scale | {"stores": SCALE["stores"] | {"postgres, ef_search 100": _pg(15.0, 0.74)}}
     assert "no ef_search measured reaches recall@10 0.95 (at 100: 0.740" in render_scaling(

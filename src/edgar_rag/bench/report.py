@@ -757,11 +757,23 @@ def _postgres_at_scale(scale: dict[str, Any]) -> list[str]:
 def _postgres_memory(own: dict[str, Any]) -> str:
     if own["query_rss_mib"] <= QUERY_MEMORY_MIB:
         return ""
+    pss = own.get("query_pss_mib")
+    measured = (
+        f"between {pss:,.0f} MiB (proportional set size: a page the processes share counted "
+        f"once) and {own['query_rss_mib']:,.0f} MiB (peak RSS: counted by each process)"
+        if pss is not None
+        else f"{own['query_rss_mib']:,.0f} MiB as measured (each process counting the cached "
+        "index pages it read)"
+    )
+    verdict = (
+        f"over the {QUERY_MEMORY_MIB:,} MiB allowed"
+        if pss is None or pss > QUERY_MEMORY_MIB
+        else f"the {QUERY_MEMORY_MIB:,} MiB allowed lies between the two"
+    )
     return (
-        f" Its query processes' memory, {own['query_rss_mib']:,.0f} MiB as measured (the "
-        "client and the server processes that searched, each counting the cached index pages "
-        f"it read), is over the {QUERY_MEMORY_MIB:,} MiB allowed: the HNSW indexes alone are "
-        f"{own['disk_mib']:,.0f} MiB, and a search is fast only while they stay in memory."
+        f" Its query processes' memory (the client and the server processes that searched) is "
+        f"{measured}: {verdict}; the HNSW indexes alone are {own['disk_mib']:,.0f} MiB, and a "
+        "search is fast only while they stay in memory."
     )
 
 

@@ -311,6 +311,7 @@ def run_phase(store: str, phase: str) -> None:
             result["ef_search"] = searcher.index.ef_search
             result["connections"] = searcher.index.search_connections
             result["shared_buffers"] = searcher.shared_buffers()
+            result["query_pss_mib"] = _rss_mib() + searcher.server_pss_mib()
     answer.write_text(json.dumps(result), encoding="utf-8")
 
 
@@ -476,16 +477,22 @@ class _PgSearch:
     def server_rss_mib(self) -> float:
         """The peak resident memory of the server processes that run the store's searches, added
         up: the buffer cache's pages that several of them read are counted once by each."""
-        return sum(_peak_rss_mib(pid) for pid in self.index.server_pids())
+        return sum(_proc_mib(pid, "status", "VmHWM:") for pid in self.index.server_pids())
+
+    def server_pss_mib(self) -> float:
+        """The same processes' proportional set size now: a page several processes mapped is
+        shared out among them (the server's own writers among them), so it counts once at most."""
+        return sum(_proc_mib(pid, "smaps_rollup", "Pss:") for pid in self.index.server_pids())
 
 
-def _peak_rss_mib(pid: int) -> float:
+def _proc_mib(pid: int, name: str, field: str) -> float:
+    """A memory figure (kB) of a process from ``/proc``, in MiB."""
     try:
-        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+        text = Path(f"/proc/{pid}/{name}").read_text(encoding="utf-8")
     except OSError:  # a server on another machine: its memory is not ours to read
         return 0.0
-    peak = next((line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")), "0")
-    return int(peak) / 1024
+    kib = next((line.split()[1] for line in text.splitlines() if line.startswith(field)), "0")
+    return int(kib) / 1024
 
 
 def _pg_row_name(run: dict[str, Any]) -> str:
