@@ -107,9 +107,10 @@ bench-load: build/corpus.db
 
 # Corpus-wide search on a synthetic index of a million chunks made from build/corpus.db, into
 # docs/scale.*: the vector graph, sqlite-vec (when apsw is importable) and PostgreSQL (a throwaway
-# server under build/scale; SCALE_POSTGRES= leaves it out, or names an empty database), each in
-# its own process. Outside CI: without PostgreSQL about 20 minutes and 7 GiB of disk at 1M chunks
-# on 2 shared cores; SCALE_CHUNKS sets the size.
+# server under build/scale with shared_buffers 3GB, which holds its HNSW indexes; SCALE_POSTGRES=
+# leaves it out, or names an empty database), each in its own process. Outside CI: without
+# PostgreSQL about 20 minutes and 7 GiB of disk at 1M chunks on 2 shared cores, PostgreSQL adds
+# about 15 minutes, 6 GiB of disk and 3 GiB of memory; SCALE_CHUNKS sets the size.
 SCALE_CHUNKS ?= 1000000
 SCALE_POSTGRES ?= local
 bench-scale: build/corpus.db

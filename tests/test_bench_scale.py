@@ -6,12 +6,15 @@ from __future__ import annotations
 import subprocess
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import psycopg
 import pytest
 
+from edgar_rag.bench.postgres_server import running_postgres
 from edgar_rag.bench.scale import (
-    EF_SEARCHES,
+    PG_SEARCHES,
     ScaleSettings,
     _in_own_process,
     exact_top,
@@ -48,18 +51,20 @@ def test_the_synthetic_index_replicates_the_chunks_with_noise_under_made_up_ciks
     assert exact_top(target, queries, 10) == expected
 
 
-def test_the_page_renders_each_store_measured() -> None:
-    store = {
-        "p50_ms": 3.2,
-        "p95_ms": 5.1,
-        "recall_at_10": 0.987,
-        "query_rss_mib": 900.0,
-        "query_s": 4.2,
-        "build_s": 600.0,
-        "build_rss_mib": 1200.0,
-        "disk_mib": 900.0,
-    }
-    report = {
+STORE = {
+    "p50_ms": 3.2,
+    "p95_ms": 5.1,
+    "recall_at_10": 0.987,
+    "query_rss_mib": 900.0,
+    "query_s": 4.2,
+    "build_s": 600.0,
+    "build_rss_mib": 1200.0,
+    "disk_mib": 900.0,
+}
+
+
+def _report(stores: dict[str, Any]) -> dict[str, Any]:
+    return {
         "settings": {"noise": 0.01, "query_every": 4},
         "source_chunks": 14297,
         "chunks": 1_000_000,
@@ -73,13 +78,42 @@ def test_the_page_renders_each_store_measured() -> None:
             "expansion_search": 1024,
             "oversample": 2,
         },
-        "stores": {"graph, expansion 1024": store, "sqlite-vec": store | {"recall_at_10": 1.0}},
+        "stores": stores,
     }
-    page = render(report)
+
+
+def test_the_page_renders_each_store_measured() -> None:
+    page = render(
+        _report({"graph, expansion 1024": STORE, "sqlite-vec": STORE | {"recall_at_10": 1.0}})
+    )
     assert "| graph, expansion 1024 | 3.20 | 5.10 | 0.987 | 900 |" in page
     assert "| sqlite-vec | 3.20 | 5.10 | 1.000 |" in page
     assert "1,000,000 chunks" in page
     assert "keeps the graph: at its default expansion (1024)" in page
+
+
+def test_the_page_says_how_postgres_searched() -> None:
+    searched = STORE | {"shared_buffers": "3GB", "plan_uses_hnsw": True}
+    report = _report(
+        {
+            "postgres, ef_search 600": searched,
+            "postgres, ef_search 1000": searched | {"plan_uses_hnsw": False, "hnsw_partitions": 3},
+        }
+    ) | {
+        "postgres_parameters": {
+            "partitions": 8,
+            "ef_search": 600,
+            "search_connections": 2,
+            "m": 24,
+            "ef_construction": 128,
+            "maintenance_work_mem": "2GB",
+        }
+    }
+    page = render(report)
+    assert "(shared_buffers 3GB, which holds the indexes)" in page
+    assert "over 2 connections that search at once" in page
+    assert "| postgres, ef_search 600 | 3.20 |" in page
+    assert "| postgres, ef_search 1000 (HNSW in 3 partitions, the others read whole) |" in page
 
 
 def test_the_postgres_store_is_loaded_with_the_sqlite_ids_and_searched_through_hnsw(
@@ -95,7 +129,7 @@ def test_the_postgres_store_is_loaded_with_the_sqlite_ids_and_searched_through_h
     queries = HashingEmbedder().embed(["net sales", "research and development", "risk factors"])
     np.save(tmp_path / "queries.npy", queries)
     runs = _in_own_process("postgres", db, tmp_path, postgres_url)
-    assert len(runs) == len(EF_SEARCHES)
+    assert [(run["ef_search"], run["connections"]) for run in runs] == list(PG_SEARCHES)
     exact = exact_top(db, queries, 10)
     for run in runs:
         assert run["disk_mib"] > 0
@@ -105,6 +139,15 @@ def test_the_postgres_store_is_loaded_with_the_sqlite_ids_and_searched_through_h
         assert (
             np.mean([len(set(f) & set(e)) / 10 for f, e in zip(found, exact, strict=True)]) >= 0.9
         )
-    assert runs[0]["plan_uses_hnsw"]  # at the smallest list (at 50,000 chunks larger ones scan)
+    # at the smallest list, HNSW in some partitions (at 50,000 chunks, larger lists read them whole)
+    assert runs[0]["hnsw_partitions"] > 0
     with pytest.raises(subprocess.CalledProcessError):  # the second load finds filings there
         _in_own_process("postgres", db, tmp_path, postgres_url)
+
+
+@pytest.mark.postgres
+def test_a_local_server_starts_with_the_settings_it_is_given(tmp_path: Path) -> None:
+    """shared_buffers is read only at start: the bench's server is started again with it."""
+    with running_postgres(tmp_path, {"shared_buffers": "48MB"}) as url, psycopg.connect(url) as db:
+        row = db.execute("SHOW shared_buffers").fetchone()
+    assert row == ("48MB",)

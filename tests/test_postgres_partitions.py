@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import replace
 
 import numpy as np
@@ -126,6 +127,27 @@ def test_a_scoped_search_reads_one_partition_and_a_corpus_search_all(
     found = store.dense_search(query, apple, 5)
     assert len(found) == 5
     assert {p.filing_id for p in store.passages([i for i, _ in found]).values()} == {apple}
+
+
+def test_a_corpus_search_over_several_connections_finds_the_exact_nearest(
+    postgres_url: str, sample_filings: dict[str, ParsedFiling]
+) -> None:
+    """Each connection searches its share of the partitions; the merged hits are those one
+    connection finds, and (the partitions this small are read whole) the exact nearest."""
+    one = PostgresIndex(postgres_url, search_connections=1)
+    with closing(one), closing(PostgresIndex(postgres_url, search_connections=3)) as three:
+        one.ensure_embedder(IDENTITY)
+        for seed, key in enumerate(("AAPL-2025", "HD-2024", "WFC-2024")):
+            parsed = slim(sample_filings[key])
+            one.write_filing(parsed, unit_vectors(len(parsed.chunks), seed))
+        ids = [int(row["id"]) for row in one.db.execute("SELECT id FROM chunks").fetchall()]
+        query = unit_vectors(1, 9)[0]
+        cosines = one.vectors(ids) @ query
+        exact = [ids[i] for i in np.argsort(-cosines, kind="stable")[:10]]
+        found = three.dense_search(query, None, 10)
+        assert found == one.dense_search(query, None, 10)
+        assert [chunk_id for chunk_id, _ in found] == exact
+        assert len(three.server_pids()) == 3
 
 
 def test_a_filing_without_a_cik_files_its_chunks_under_zero(

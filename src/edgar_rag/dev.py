@@ -420,7 +420,11 @@ def bench_scale(
     postgres: str | None,
 ) -> None:
     """Corpus-wide search on a synthetic index of a million chunks (`make bench-scale`)."""
-    from edgar_rag.bench.scale import ScaleSettings, measure_scale  # noqa: PLC0415
+    from edgar_rag.bench.scale import (  # noqa: PLC0415
+        PG_SERVER_SETTINGS,
+        ScaleSettings,
+        measure_scale,
+    )
 
     settings = ScaleSettings(chunks, noise, every, sqlite_vec=not no_sqlite_vec)
     if postgres != "local":
@@ -429,5 +433,5 @@ def bench_scale(
     from edgar_rag.bench.postgres_server import running_postgres  # noqa: PLC0415
 
     (work / "postgres").mkdir(parents=True, exist_ok=True)
-    with running_postgres(work / "postgres") as url:
+    with running_postgres(work / "postgres", PG_SERVER_SETTINGS) as url:
         measure_scale(index, work, cache, out, settings, url)

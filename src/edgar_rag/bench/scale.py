@@ -39,6 +39,7 @@ from edgar_rag.index.postgres import (
     HNSW_INDEX,
     HNSW_M,
     PARTITIONS,
+    SEARCH_CONNECTIONS,
     PostgresIndex,
     chunk_cik,
     copy_rows,
@@ -56,12 +57,21 @@ CANDIDATES = 40
 """A corpus-wide search asks the store for this many dense candidates (``SearchSettings``)."""
 EXPANSIONS = (1024, 2048, 4096, 8192)
 """The graph's search expansions measured, one query process each."""
-EF_SEARCHES = (100, 200, 400, 600, 1000)
+EF_SEARCHES = (100, 200, 400, 600, 800, 1000)
 """PostgreSQL's HNSW candidate lists measured (``hnsw.ef_search``), the store's own among them
-(EF_SEARCH, recorded beside them)."""
+(EF_SEARCH, recorded beside them), each with the store's SEARCH_CONNECTIONS; the store's own
+list is also measured with one connection, which searches the partitions one after another."""
+PG_SEARCHES = (
+    *((ef, SEARCH_CONNECTIONS) for ef in EF_SEARCHES),
+    *(((EF_SEARCH, 1),) if SEARCH_CONNECTIONS != 1 else ()),
+)
 PG_BUILD_MEMORY = "2GB"
 """``maintenance_work_mem`` for the HNSW build: a million 384-dimension vectors and their graph
 fit, so pgvector builds in memory rather than page by page."""
+PG_SERVER_SETTINGS = {"shared_buffers": "3GB"}
+"""The local server's settings (``--postgres local``): its buffer cache holds the HNSW indexes of a
+million chunks (about 2 GiB), as pgvector's docs ask, where the default 128 MB had every query
+read most of its pages again from the kernel's cache (through PostgreSQL 18's I/O workers)."""
 _BATCH = 50_000
 
 
@@ -104,9 +114,7 @@ def measure_scale(
         stores["sqlite-vec"] = _in_own_process("sqlite-vec", db, work)[0]
     if postgres is not None:
         runs = _in_own_process("postgres", db, work, postgres)
-        stores |= {
-            f"postgres, ef_search {ef}": run for ef, run in zip(EF_SEARCHES, runs, strict=True)
-        }
+        stores |= {_pg_row_name(run): run for run in runs}
     for result in stores.values():
         found = result.pop("top")
         result["recall_at_10"] = float(
@@ -131,6 +139,7 @@ def measure_scale(
         "postgres_parameters": {
             "partitions": PARTITIONS,
             "ef_search": EF_SEARCH,
+            "search_connections": SEARCH_CONNECTIONS,
             "ef_searches_measured": list(EF_SEARCHES),
             "m": HNSW_M,
             "ef_construction": HNSW_EF_CONSTRUCTION,
@@ -239,7 +248,10 @@ def _in_own_process(
 ) -> list[dict[str, Any]]:
     """Build the store's index in one process, then query it from a fresh one per search
     setting (the graph's expansions, PostgreSQL's candidate lists; sqlite-vec has none)."""
-    settings = {"graph": EXPANSIONS, "postgres": EF_SEARCHES}.get(store, (0,))
+    settings = {
+        "graph": [str(expansion) for expansion in EXPANSIONS],
+        "postgres": [f"{ef}x{connections}" for ef, connections in PG_SEARCHES],
+    }.get(store, ["0"])
     phases = ["build", *(f"query {setting}" for setting in settings)]
     results = []
     for phase in phases:
@@ -266,9 +278,10 @@ def run_phase(store: str, phase: str) -> None:
             assert searcher.index.graph is not None
             searcher.index.graph.expansion_search = int(setting)
     elif store == "postgres":
-        searcher = _PgSearch(db, sys.argv[4])
-        if setting:
-            searcher.index.ef_search = int(setting)
+        ef_search, _, connections = setting.partition("x")
+        searcher = _PgSearch(db, sys.argv[4], int(connections or SEARCH_CONNECTIONS))
+        if ef_search:
+            searcher.index.ef_search = int(ef_search)
     else:
         searcher = _VecSearch(db)
     started = time.perf_counter()
@@ -292,7 +305,13 @@ def run_phase(store: str, phase: str) -> None:
             "top": top,
         }
         if isinstance(searcher, _PgSearch):
-            result["plan_uses_hnsw"] = searcher.plan_uses_hnsw(queries[0], CANDIDATES)
+            by_hnsw, partitions = searcher.partitions_by_hnsw(queries[0], CANDIDATES)
+            result["hnsw_partitions"] = by_hnsw
+            result["plan_uses_hnsw"] = by_hnsw == partitions
+            result["ef_search"] = searcher.index.ef_search
+            result["connections"] = searcher.index.search_connections
+            result["shared_buffers"] = searcher.shared_buffers()
+            result["query_pss_mib"] = _rss_mib() + searcher.server_pss_mib()
     answer.write_text(json.dumps(result), encoding="utf-8")
 
 
@@ -358,9 +377,10 @@ class _PgSearch:
     load is: the HNSW index dropped, the rows copied with their SQLite ids (so recall compares
     ids), the index built once after."""
 
-    def __init__(self, db: Path, url: str) -> None:
+    def __init__(self, db: Path, url: str, connections: int) -> None:
         self.source = db
-        self.index = PostgresIndex(url)
+        self.url = url
+        self.index = PostgresIndex(url, search_connections=connections)
 
     def prepare(self, build: bool) -> int:
         pg = self.index.db
@@ -380,7 +400,8 @@ class _PgSearch:
             pg.execute("SET max_parallel_maintenance_workers = 1")  # two cores: one helper
             pg.execute(HNSW_INDEX)
             pg.execute("ANALYZE chunks")
-        else:  # open: one warm-up query, as the graph's open loads its file
+        else:  # open: the indexes read into the buffer cache, as the graph's open loads its file
+            self._prewarm()
             identity = self.index.embedder_identity()
             assert identity is not None
             ones = np.ones(identity.dimensions, dtype=np.float32)
@@ -390,6 +411,16 @@ class _PgSearch:
             "FROM pg_partition_tree('chunks_by_embedding')"
         ).fetchone()
         return int(row["size"]) if row is not None else 0
+
+    def _prewarm(self) -> None:
+        """Read the HNSW indexes into the server's buffer cache, from a connection of its own
+        (the memory of the processes that search then counts only the pages they read)."""
+        with closing(PostgresIndex(self.url, search_connections=1)) as other:
+            other.db.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+            other.db.execute(
+                "SELECT pg_prewarm(relid) FROM pg_partition_tree('chunks_by_embedding') "
+                "WHERE isleaf"
+            )
 
     def _copy_filings(self, source: SqliteIndex) -> dict[int, int]:
         """The filings rows (the columns both stores have, ids kept); each filing's chunk CIK."""
@@ -431,33 +462,45 @@ class _PgSearch:
     def search(self, vector: Vectors, k: int) -> list[int]:
         return [chunk_id for chunk_id, _ in self.index.dense_search(vector, None, k)]
 
-    def plan_uses_hnsw(self, vector: Vectors, k: int) -> bool:
-        """The planner answers a corpus-wide query through the HNSW indexes (on a small table it
-        may prefer reading every row, and the row would then measure no HNSW)."""
-        query = np.ascontiguousarray(vector, dtype=np.float32)
-        pg = self.index.db
-        with pg.transaction():  # the candidate list the store's query sets, for this plan too
-            pg.execute(
-                "SELECT set_config('hnsw.ef_search', %s, true)",
-                (str(self.index.candidate_list(k)),),
-            )
-            plan = pg.execute(
-                "EXPLAIN SELECT id FROM chunks ORDER BY embedding <=> %s LIMIT %s", (query, k)
-            ).fetchall()
-        return any("Index Scan" in str(next(iter(row.values()))) for row in plan)
+    def partitions_by_hnsw(self, vector: Vectors, k: int) -> tuple[int, int]:
+        """How many partitions the planner searches through their HNSW index, of how many (on a
+        small partition it may prefer reading every row, which the row would then measure)."""
+        plan = self.index.corpus_search_plan(vector, k)
+        return sum("Index Scan" in line for line in plan), len(self.index.chunk_partitions())
+
+    def shared_buffers(self) -> str:
+        """The server's buffer cache (``shared_buffers``), as it shows it."""
+        row = self.index.db.execute("SHOW shared_buffers").fetchone()
+        assert row is not None
+        return str(row["shared_buffers"])
 
     def server_rss_mib(self) -> float:
-        """The peak resident memory of this connection's server process (it runs the search)."""
-        row = self.index.db.execute("SELECT pg_backend_pid() AS pid").fetchone()
-        assert row is not None
-        try:
-            status = Path(f"/proc/{row['pid']}/status").read_text(encoding="utf-8")
-        except OSError:  # a server on another machine: its memory is not ours to read
-            return 0.0
-        peak = next(
-            (line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")), "0"
-        )
-        return int(peak) / 1024
+        """The peak resident memory of the server processes that run the store's searches, added
+        up: the buffer cache's pages that several of them read are counted once by each."""
+        return sum(_proc_mib(pid, "status", "VmHWM:") for pid in self.index.server_pids())
+
+    def server_pss_mib(self) -> float:
+        """The same processes' proportional set size now: a page several processes mapped is
+        shared out among them (the server's own writers among them), so it counts once at most."""
+        return sum(_proc_mib(pid, "smaps_rollup", "Pss:") for pid in self.index.server_pids())
+
+
+def _proc_mib(pid: int, name: str, field: str) -> float:
+    """A memory figure (kB) of a process from ``/proc``, in MiB."""
+    try:
+        text = Path(f"/proc/{pid}/{name}").read_text(encoding="utf-8")
+    except OSError:  # a server on another machine: its memory is not ours to read
+        return 0.0
+    kib = next((line.split()[1] for line in text.splitlines() if line.startswith(field)), "0")
+    return int(kib) / 1024
+
+
+def _pg_row_name(run: dict[str, Any]) -> str:
+    """``postgres, ef_search N``, with the connections when they are not the store's own."""
+    name = f"postgres, ef_search {run['ef_search']}"
+    if run["connections"] != SEARCH_CONNECTIONS:
+        name += f", {run['connections']} connection" + ("s" if run["connections"] > 1 else "")
+    return name
 
 
 def _rss_mib() -> float:
@@ -468,7 +511,7 @@ def render(report: dict[str, Any]) -> str:
     settings, stores, parameters = report["settings"], report["stores"], report["graph_parameters"]
     rows = [
         [
-            store if row.get("plan_uses_hnsw", True) else f"{store} (the planner scans every row)",
+            _store_label(store, row),
             f"{row['p50_ms']:.2f}",
             f"{row['p95_ms']:.2f}",
             f"{row['recall_at_10']:.3f}",
@@ -532,20 +575,36 @@ def render(report: dict[str, Any]) -> str:
     )
 
 
+def _store_label(store: str, row: dict[str, Any]) -> str:
+    if row.get("plan_uses_hnsw", True):
+        return store
+    if "hnsw_partitions" in row:
+        return f"{store} (HNSW in {row['hnsw_partitions']} partitions, the others read whole)"
+    return f"{store} (the planner scans every row)"
+
+
 def _postgres_note(report: dict[str, Any]) -> list[str]:
     parameters = report.get("postgres_parameters")
-    if not any(store.startswith("postgres") for store in report["stores"]) or not parameters:
+    rows = [row for store, row in report["stores"].items() if store.startswith("postgres")]
+    if not rows or not parameters:
         return []
+    cache = rows[0].get("shared_buffers")
+    connections = parameters.get("search_connections", 1)
     return [
-        "- *postgres*: the PostgreSQL store (pgvector) on a server on this machine: the chunks "
-        f"table hash-partitioned by CIK into {parameters['partitions']} partitions, one HNSW "
-        f"index each (m {parameters['m']}, ef_construction "
-        f"{parameters['ef_construction']}), built once after the rows "
-        f"were copied in (maintenance_work_mem {parameters['maintenance_work_mem']}, one "
-        "parallel worker); each row is a new query process with `hnsw.ef_search` as it says "
-        f"(the store's own: {EF_SEARCH}), the query's plan the store's own. Its RSS columns add "
-        "the server process that ran the query or the build to the client's; the disk column "
-        "is the HNSW indexes alone.",
+        "- *postgres*: the PostgreSQL store (pgvector) on a server on this machine"
+        + (f" (shared_buffers {cache}, which holds the indexes)" if cache else "")
+        + f": the chunks table hash-partitioned by CIK into {parameters['partitions']} "
+        f"partitions, one HNSW index each (m {parameters['m']}, ef_construction "
+        f"{parameters['ef_construction']}), built once after the rows were copied in "
+        f"(maintenance_work_mem {parameters['maintenance_work_mem']}, one parallel worker). "
+        f"A corpus-wide search spreads the partitions over {connections} connections that "
+        "search at once (one query each, for every partition's nearest) and merges the hits "
+        "by distance; a row marked *1 connection* searches them one after another. Each row "
+        f"is a new query process with `hnsw.ef_search` as it says (the store's own: "
+        f"{parameters['ef_search']}); *open s* reads the HNSW indexes into the buffer cache "
+        "(`pg_prewarm`). Its RSS columns add to the client's the peak RSS of the server "
+        "processes that ran the queries (each counts the cached index pages it read, so a "
+        "page both read counts twice) or the build; the disk column is the HNSW indexes alone.",
     ]
 
 

@@ -4,14 +4,19 @@ Chunks carry a ``vector`` column searched with HNSW across the corpus and exactl
 the filing, then a sort) within one filing, and a generated ``tsvector`` with a GIN index for
 lexical search. The chunks table is hash-partitioned by CIK (``PARTITIONS`` partitions, each with
 its own HNSW index), its distribution column should it move to Citus; a search within one filing
-reads one partition. Each filing is written in one transaction. The database records which embedder
-built it and refuses vectors from another.
+reads one partition; a search of the corpus reads every partition, spread over a few connections
+that search at once, and merges their hits. Each filing is written in one transaction. The
+database records which embedder built it and refuses vectors from another.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
+import threading
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
 from typing import Any, LiteralString
 
 import numpy as np
@@ -199,30 +204,30 @@ MIGRATIONS: tuple[tuple[str, LiteralString], ...] = (
 """Named migrations, each run once, in order, inside its own transaction."""
 
 _MIGRATION_LOCK = 0x65646761  # any constant: serialises two processes migrating one database
-EF_SEARCH = 400
+EF_SEARCH = 600
 """HNSW candidate list of each partition for corpus-wide search (pgvector's default is 40, at
-most 1000): over a million chunks the recall@10 it buys against its time is in docs/scale.md."""
+most 1000): over a million chunks, the smallest measured whose recall@10 passes 0.95; its time
+beside the others' is in docs/scale.md."""
+SEARCH_CONNECTIONS = 2
+"""Connections a corpus-wide search spreads the partitions over (one query each, all at once,
+the hits merged by distance): the partitions' HNSW searches then run on as many cores, where one
+query over the partitioned table searches them one after another (docs/scale.md)."""
 CHUNK_TYPES = ("int8", "int8", "int4", "text", "text", "int4", "int4", "text", "text", "vector")
 
 
 class PostgresIndex:
     """The index in a PostgreSQL database with the pgvector extension."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, search_connections: int = SEARCH_CONNECTIONS) -> None:
         try:
             params = conninfo_to_dict(url)
         except psycopg.ProgrammingError as exc:
             raise ConfigError(f"not a PostgreSQL URL: {_first_line(exc)}") from exc
         self.where = f"database {params.get('dbname', '(default)')} on {params.get('host', '?')}"
         self.ef_search = EF_SEARCH
-        password = str(params.get("password") or "")
-        try:
-            self.db: psycopg.Connection[DictRow] = psycopg.connect(
-                url, autocommit=True, row_factory=dict_row, connect_timeout=10
-            )
-        except psycopg.OperationalError as exc:
-            reason = _first_line(exc).replace(password, "***") if password else _first_line(exc)
-            raise SourceError(f"cannot connect to the PostgreSQL {self.where}: {reason}") from exc
+        self.search_connections = search_connections
+        self._url = url
+        self.db = self._connect()
         try:
             self._migrate()
         except psycopg.Error as exc:
@@ -231,8 +236,26 @@ class PostgresIndex:
                 f"cannot migrate the PostgreSQL {self.where}: {_first_line(exc)}"
             ) from exc
         register_vector(self.db)
+        self._searchers: list[psycopg.Connection[DictRow]] = []
+        self._search_threads: ThreadPoolExecutor | None = None
+        self._partitions: list[sql.Identifier] = []
+        self._opening = threading.Lock()
+
+    def _connect(self) -> psycopg.Connection[DictRow]:
+        try:
+            return psycopg.connect(
+                self._url, autocommit=True, row_factory=dict_row, connect_timeout=10
+            )
+        except psycopg.OperationalError as exc:
+            password = str(conninfo_to_dict(self._url).get("password") or "")
+            reason = _first_line(exc).replace(password, "***") if password else _first_line(exc)
+            raise SourceError(f"cannot connect to the PostgreSQL {self.where}: {reason}") from exc
 
     def close(self) -> None:
+        if self._search_threads is not None:
+            self._search_threads.shutdown()
+        for searcher in self._searchers:
+            searcher.close()
         self.db.close()
 
     def _migrate(self) -> None:
@@ -486,18 +509,89 @@ class PostgresIndex:
                 (query, filing_id, self._cik_of(filing_id), k),
             ).fetchall()
         else:
-            # On a small corpus (1,500 chunks, analysed) the planner prefers an exact scan to HNSW.
-            with self.db.transaction():
-                self.db.execute(
-                    "SELECT set_config('hnsw.ef_search', %s, true)",
-                    (str(self.candidate_list(k)),),
-                )
-                rows = self.db.execute(
-                    "SELECT id, 1 - (embedding <=> %s) AS cosine FROM chunks "
-                    "ORDER BY embedding <=> %s LIMIT %s",
-                    (query, query, k),
-                ).fetchall()
+            return self._search_corpus(query, k)
         return [(int(row["id"]), float(row["cosine"])) for row in rows]
+
+    def _search_corpus(self, query: Vectors, k: int) -> ScoredIds:
+        """Each connection searches its share of the partitions, at once; the k nearest of all
+        their hits (each partition's k nearest) are the corpus's."""
+        searchers = self._open_searchers()
+        partitions = self.chunk_partitions()
+        shares = [partitions[i :: len(searchers)] for i in range(len(searchers))]
+        assert self._search_threads is not None
+        found = self._search_threads.map(
+            lambda searcher, share: self._search_partitions(searcher, share, query, k),
+            searchers,
+            shares,
+        )
+        nearest = heapq.nsmallest(k, chain.from_iterable(found), key=lambda hit: (hit[1], hit[0]))
+        return [(chunk_id, 1 - distance) for chunk_id, distance in nearest]
+
+    def _search_partitions(
+        self,
+        db: psycopg.Connection[DictRow],
+        partitions: Sequence[sql.Identifier],
+        query: Vectors,
+        k: int,
+    ) -> list[tuple[int, float]]:
+        if not partitions:
+            return []
+        with db.transaction():
+            db.execute(
+                "SELECT set_config('hnsw.ef_search', %s, true)", (str(self.candidate_list(k)),)
+            )
+            rows = db.execute(
+                nearest_in_partitions(partitions), {"query": query, "k": k}
+            ).fetchall()
+        return [(int(row["id"]), float(row["distance"])) for row in rows]
+
+    def _open_searchers(self) -> list[psycopg.Connection[DictRow]]:
+        """The store's connection and, on the first corpus-wide search, the others it spreads
+        the partitions over."""
+        with self._opening:
+            if self._search_threads is None:
+                for _ in range(self.search_connections - 1):
+                    searcher = self._connect()
+                    register_vector(searcher)
+                    self._searchers.append(searcher)
+                self._search_threads = ThreadPoolExecutor(
+                    self.search_connections, thread_name_prefix="chunks-search"
+                )
+        return [self.db, *self._searchers]
+
+    def chunk_partitions(self) -> list[sql.Identifier]:
+        """The partitions of the chunks table (read once: migrations alone change them)."""
+        if self._partitions:
+            return self._partitions
+        rows = self.db.execute(
+            "SELECT n.nspname AS namespace, c.relname AS name FROM pg_inherits i "
+            "JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE i.inhparent = 'chunks'::regclass ORDER BY c.relname"
+        ).fetchall()
+        self._partitions = [sql.Identifier(row["namespace"], row["name"]) for row in rows]
+        return self._partitions
+
+    def corpus_search_plan(self, vector: Vectors, k: int) -> list[str]:
+        """The lines of the plan of a corpus-wide search's query (one connection's, all
+        partitions), under the candidate list the search sets."""
+        query = np.ascontiguousarray(vector, dtype=np.float32)
+        with self.db.transaction():
+            self.db.execute(
+                "SELECT set_config('hnsw.ef_search', %s, true)", (str(self.candidate_list(k)),)
+            )
+            plan = self.db.execute(
+                sql.SQL("EXPLAIN ") + nearest_in_partitions(self.chunk_partitions()),
+                {"query": query, "k": k},
+            ).fetchall()
+        return [str(next(iter(row.values()))) for row in plan]
+
+    def server_pids(self) -> list[int]:
+        """The server processes that run this store's queries (to measure their memory)."""
+        return [
+            int(row["pid"])
+            for db in self._open_searchers()
+            for row in db.execute("SELECT pg_backend_pid() AS pid").fetchall()
+        ]
 
     def lexical_search(self, terms: Sequence[str], filing_id: int | None, k: int) -> ScoredIds:
         """Cover-density rank (``ts_rank_cd``) over the given terms (any of them may match)."""
@@ -561,6 +655,18 @@ class PostgresIndex:
         return np.stack([found[i] for i in chunk_ids]).astype(np.float32)
 
 
+def nearest_in_partitions(partitions: Sequence[sql.Identifier]) -> sql.Composed:
+    """The ``k`` chunks nearest ``query`` in each partition (``id`` and cosine ``distance``), by
+    its HNSW index: on a small partition, analysed, the planner may prefer an exact scan."""
+    return sql.SQL(" UNION ALL ").join(
+        sql.SQL(
+            "(SELECT id, embedding <=> %(query)s AS distance FROM {} "
+            "ORDER BY embedding <=> %(query)s LIMIT %(k)s)"
+        ).format(partition)
+        for partition in partitions
+    )
+
+
 def chunk_cik(cik: int | None) -> int:
     """The value of the chunks' ``cik`` column, their partition and distribution key: the
     filing's CIK, or 0 (which the SEC assigns to no one) when it has none."""
@@ -573,6 +679,16 @@ def create_database(server_url: str, name: str) -> str:
     with psycopg.connect(server_url, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     return make_conninfo(server_url, dbname=name)
+
+
+def set_server_settings(server_url: str, settings: dict[str, str]) -> None:
+    """Write server parameters (ALTER SYSTEM) on the server at ``server_url``; those read only
+    at start (``shared_buffers``) apply once it is started again (for benchmarks)."""
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        for name, value in settings.items():
+            admin.execute(
+                sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value))
+            )
 
 
 def _fact_row(filing_id: int, fact: Fact) -> tuple[object, ...]:
