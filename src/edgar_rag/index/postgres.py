@@ -515,11 +515,10 @@ class PostgresIndex:
     def _search_corpus(self, query: Vectors, k: int) -> ScoredIds:
         """Each connection searches its share of the partitions, at once; the k nearest of all
         their hits (each partition's k nearest) are the corpus's."""
-        searchers = self._open_searchers()
+        searchers, threads = self._open_searchers()
         partitions = self.chunk_partitions()
         shares = [partitions[i :: len(searchers)] for i in range(len(searchers))]
-        assert self._search_threads is not None
-        found = self._search_threads.map(
+        found = threads.map(
             lambda searcher, share: self._search_partitions(searcher, share, query, k),
             searchers,
             shares,
@@ -536,18 +535,23 @@ class PostgresIndex:
     ) -> list[tuple[int, float]]:
         if not partitions:
             return []
+        rows = self._under_candidate_list(db, nearest_in_partitions(partitions), query, k)
+        return [(int(row["id"]), float(row["distance"])) for row in rows]
+
+    def _under_candidate_list(
+        self, db: psycopg.Connection[DictRow], statement: sql.Composed, query: Vectors, k: int
+    ) -> list[DictRow]:
+        """The rows of ``statement`` (taking ``query`` and ``k``) run with the candidate list a
+        corpus-wide search of ``k`` sets."""
         with db.transaction():
             db.execute(
                 "SELECT set_config('hnsw.ef_search', %s, true)", (str(self.candidate_list(k)),)
             )
-            rows = db.execute(
-                nearest_in_partitions(partitions), {"query": query, "k": k}
-            ).fetchall()
-        return [(int(row["id"]), float(row["distance"])) for row in rows]
+            return db.execute(statement, {"query": query, "k": k}).fetchall()
 
-    def _open_searchers(self) -> list[psycopg.Connection[DictRow]]:
-        """The store's connection and, on the first corpus-wide search, the others it spreads
-        the partitions over."""
+    def _open_searchers(self) -> tuple[list[psycopg.Connection[DictRow]], ThreadPoolExecutor]:
+        """The store's connection and, opened on the first corpus-wide search, the others it
+        spreads the partitions over; with the threads that search them at once."""
         with self._opening:
             if self._search_threads is None:
                 for _ in range(self.search_connections - 1):
@@ -557,7 +561,7 @@ class PostgresIndex:
                 self._search_threads = ThreadPoolExecutor(
                     self.search_connections, thread_name_prefix="chunks-search"
                 )
-        return [self.db, *self._searchers]
+            return [self.db, *self._searchers], self._search_threads
 
     def chunk_partitions(self) -> list[sql.Identifier]:
         """The partitions of the chunks table (read once: migrations alone change them)."""
@@ -575,21 +579,15 @@ class PostgresIndex:
         """The lines of the plan of a corpus-wide search's query (one connection's, all
         partitions), under the candidate list the search sets."""
         query = np.ascontiguousarray(vector, dtype=np.float32)
-        with self.db.transaction():
-            self.db.execute(
-                "SELECT set_config('hnsw.ef_search', %s, true)", (str(self.candidate_list(k)),)
-            )
-            plan = self.db.execute(
-                sql.SQL("EXPLAIN ") + nearest_in_partitions(self.chunk_partitions()),
-                {"query": query, "k": k},
-            ).fetchall()
+        explain = sql.SQL("EXPLAIN ") + nearest_in_partitions(self.chunk_partitions())
+        plan = self._under_candidate_list(self.db, explain, query, k)
         return [str(next(iter(row.values()))) for row in plan]
 
     def server_pids(self) -> list[int]:
         """The server processes that run this store's queries (to measure their memory)."""
         return [
             int(row["pid"])
-            for db in self._open_searchers()
+            for db in self._open_searchers()[0]
             for row in db.execute("SELECT pg_backend_pid() AS pid").fetchall()
         ]
 
