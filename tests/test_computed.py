@@ -196,6 +196,32 @@ def test_a_computation_code_cannot_plan_is_searched_as_prose(
     assert searcher.kinds == [searched_as]
 
 
+@pytest.mark.parametrize(
+    ("question", "metric"),
+    [
+        ("How did Apple's segment structure change compared with the year before?", ()),
+        (
+            "What percent of Apple's employees work in the U.S.?",
+            ("percent", "employees", "work", "u.s"),
+        ),
+    ],
+)
+def test_a_comparison_code_cannot_plan_names_a_metric_only_where_prose_would(
+    index: SqliteIndex, question: str, metric: tuple[str, ...]
+) -> None:
+    """Read as prose, "how did its segment structure change" asks for no figure, so no line of
+    its answer must name a metric; a share asked keeps what it is a share of."""
+    assert read_question(question).kind in (Kind.COMPUTATION, Kind.COMPARISON)
+    answerer = Answerer(
+        searcher=Searcher(index, HashingEmbedder()),
+        generator=ScriptedGenerator(["NONE"]),
+        draw_token=lambda request: draw_refusal_token(b"test", request),
+        computed=ComputedAnswers(index, load_library()),
+    )
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    assert answerer.prepare(question, scope).question.metric == metric
+
+
 def test_a_figure_question_code_cannot_plan_is_prompted_as_prose(index: SqliteIndex) -> None:
     """Its answer is a figure inside a sentence ("about 10% of our employees"), so the model
     reads the longer prose windows with the prose instruction, not table rows."""
@@ -299,6 +325,13 @@ def test_a_figure_tagged_first_outside_its_statement_is_cited_in_its_statement_r
         ("Net income was $99,803 million in fiscal 2025 [1].", False),
         ("The iPhone net sales were $209,586 million in fiscal 2025 [1].", True),
         ("NVIDIA's gross margin was 75.0% in fiscal 2025 [1].", True),  # not Apple's to check
+        # A count is no amount of the metric its sentence names:
+        (
+            "Apple has approximately 166,000 employees engaged in the research and development, "
+            "manufacture and sale of its products [1].",
+            True,
+        ),
+        ("Research and development expense was 166,000 in fiscal 2025 [1].", False),
     ],
 )
 def test_a_figure_the_model_states_is_checked_against_what_code_computes(

@@ -300,6 +300,15 @@ def test_a_change_or_an_amount_of_money_counts_nothing() -> None:
     )
 
 
+def test_a_row_measured_in_a_unit_counts_nothing_else() -> None:
+    """ "Train length (feet)" names trains, but its figure is feet: no count of trains; a row of
+    square feet still answers how many square feet."""
+    row = "Train length (feet) | 2024: 9,469 | 2023: 9,356"
+    assert not asked("How many trains does Union Pacific run each day?", row, "9,469 trains [1].")
+    space = "Total store space (feet) | 2024: 241,000,000"
+    assert asked("How many square feet of store space?", space, "241,000,000 square feet [1].")
+
+
 def test_a_count_is_named_by_its_row_or_its_column_header() -> None:
     row = "Class A common stock | Shares outstanding: 1,728,105,021"
     assert asked("How many Visa class A shares were outstanding?", row, "1,728,105,021 [1].")

@@ -101,9 +101,18 @@ def test_an_echo_of_the_drawn_letters_opening_the_reply_is_left_out() -> None:
 def test_the_prompt_names_the_token_and_the_question() -> None:
     text = user_message("Total net sales | 2025: 416,161 | (in millions)", "Net sales in 2025?")
     assert f"reply exactly: {TOKEN}\nQuestion: Net sales in 2025?\n" in text
+    assert text.startswith(f"{PREAMBLE}\n\nPassages")
     assert text.endswith(INSTRUCTION)
     assert text.count(TOKEN) == 1
     assert "[1] Item 8\nTotal net sales | 2025: 416,161 | (in millions)" in text
+
+
+def test_a_prose_prompt_states_the_question_before_the_passages_too() -> None:
+    passage = PromptPassage(1, "Item 1", "We employ about 166,000 people.")
+    prompt = build_prompt("How many employees?", [passage], TOKEN, None, question_first=True)
+    text = prompt.messages[-1].content
+    assert text.startswith(f"{PREAMBLE}\n\nQuestion: How many employees?\n\nPassages:\n")
+    assert text.count("Question: How many employees?") == 2
 
 
 CHUNK = (

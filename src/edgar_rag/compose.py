@@ -231,6 +231,7 @@ def build_answerer(
     """The answerer the settings name, over ``searcher`` when one is built already."""
     from edgar_rag.answer.answerer import Answerer  # noqa: PLC0415
     from edgar_rag.answer.computed import ComputedAnswers  # noqa: PLC0415
+    from edgar_rag.answer.premise import FilingWords  # noqa: PLC0415
     from edgar_rag.answer.prompt import draw_refusal_token  # noqa: PLC0415
     from edgar_rag.figures.library import load_library  # noqa: PLC0415
 
@@ -242,6 +243,7 @@ def build_answerer(
         directory=build_directory(index),
         settings=answer_settings(settings),
         computed=ComputedAnswers(index, load_library()),
+        filing_words=FilingWords(index.filing_text),
     )
 
 

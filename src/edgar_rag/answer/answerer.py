@@ -17,6 +17,7 @@ from edgar_rag.answer.context import Window, best_prose_window, best_window, par
 from edgar_rag.answer.gates import apply_gate
 from edgar_rag.answer.metric import figure_names_metric, sentence_stating
 from edgar_rag.answer.numbers import MARKER, find_figures
+from edgar_rag.answer.premise import FilingWords, spoken, unsaid_topic
 from edgar_rag.answer.prompt import (
     INSTRUCTION,
     NARRATIVE_INSTRUCTION,
@@ -50,7 +51,13 @@ from edgar_rag.domain import (
 from edgar_rag.errors import NotFoundError
 from edgar_rag.question.companies import CompanyDirectory, company_guard
 from edgar_rag.question.periods import asked_fiscal_years
-from edgar_rag.question.reading import Kind, Question, read_question, sets_against
+from edgar_rag.question.reading import (
+    Kind,
+    Question,
+    asks_figure,
+    read_question,
+    sets_against,
+)
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_of_day, parse_day
 
@@ -133,6 +140,10 @@ class Prepared:
     figure question code cannot plan is prompted as prose, since its answer is a figure stated
     in a sentence ("accounted for approximately 13.1% of ... total revenues"), not a table
     row; None when code does not plan the question (the model answers it)."""
+    unsaid: tuple[str, ...] = ()
+    """The words naming the question's topic that its filing never says ("cryptocurrency"): an
+    answer saying one says what the filing does not (``premise``). Empty for a question asked
+    of the whole corpus, which has no one filing to read."""
 
 
 @dataclass(slots=True)
@@ -147,6 +158,9 @@ class Answerer:
     computed: ComputedAnswers | None = None
     """Answers figure questions in code from the filing's reported figures, before the model
     (None: every question goes to the model)."""
+    filing_words: FilingWords | None = None
+    """Each filing's words, to find what a question takes for granted that its filing never
+    says (None: not looked for)."""
 
     def answer(
         self,
@@ -216,9 +230,13 @@ class Answerer:
         # the U.S. government", "how dependent is it on Walmart") is answered by a percentage
         # the filing prints in a sentence: it is searched as prose is, not for the statement
         # rows its operands would sit on. A lookup's figure is a row, whoever answers it.
+        # Read as prose, it asks for a figure only where prose would: "how did its segment
+        # structure change after the separation" names no metric a line must print.
         searched_as = question
         if prose and question.kind in (Kind.COMPUTATION, Kind.COMPARISON):
             searched_as = replace(question, kind=Kind.NARRATIVE)
+            if not asks_figure(text, Kind.NARRATIVE):
+                question = replace(question, metric=())
         hits, searched = self.searcher.search_timed(searched_as, scope, self.settings.search_k)
         timings = {
             "embed": round(searched.embed_ms, 1),
@@ -244,9 +262,18 @@ class Answerer:
             _source(scope.filing),
             self.settings.max_tokens,
             instruction=NARRATIVE_INSTRUCTION if prose else INSTRUCTION,
+            question_first=searched_as.kind is Kind.NARRATIVE,
         )
         best = max((h.cosine for h in hits), default=None)
-        return Prepared(question, scope, hits, given, windows, prompt, best, timings, planned)
+        unsaid: tuple[str, ...] = ()
+        if self.filing_words is not None and scope.filing is not None and scope.filing_id:
+            said = self.filing_words(scope.filing_id)
+            unsaid = unsaid_topic(
+                question, said, self.searcher.embedder.embed, scope.filing.company
+            )
+        return Prepared(
+            question, scope, hits, given, windows, prompt, best, timings, planned, unsaid
+        )
 
     def narrow(self, question: Question, scope: Scope) -> Scope:
         """The filing a corpus-wide question is asked of when it names a company first (others
@@ -397,6 +424,16 @@ class Answerer:
                 verdict = replace(
                     verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=problem
                 )
+        if verdict.ok and (unsaid := spoken(verdict.text, prepared.unsaid)):
+            verdict = replace(
+                verdict,
+                ok=False,
+                reason=Reason.UNSUPPORTED_CLAIM,
+                detail=(
+                    f"the answer speaks of {_quoted(unsaid)}, which the question asks about and "
+                    "the filing never mentions"
+                ),
+            )
         timings["verify"] = _ms_since(started)
         if not verdict.ok:
             return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)
@@ -592,3 +629,7 @@ def _citation(marker: int, hit: Hit, window: Window) -> Citation:
 
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
+
+
+def _quoted(words: Sequence[str]) -> str:
+    return " and ".join(f'"{w}"' for w in words)

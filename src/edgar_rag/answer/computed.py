@@ -32,6 +32,7 @@ from edgar_rag.figures.resolve import FilingFigures, MissingFigure
 from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, asks_for_prose
+from edgar_rag.question.words import COUNTED_AS, lower_words
 from edgar_rag.rules import LEGAL_FORMS, display_name, name_words
 
 
@@ -142,7 +143,9 @@ class ComputedAnswers:
             claims = [
                 f
                 for f in find_figures(sentence)
-                if f.is_percent == percent and not states_change(sentence, f)
+                if f.is_percent == percent
+                and not states_change(sentence, f)
+                and not _counts_something(sentence, f)
             ]
             years = asked_fiscal_years(sentence, filing) or question.years or {filing.fiscal_year}
             values = [
@@ -535,3 +538,14 @@ def display_company(name: str) -> str:
     while len(words) > 1 and words[-1].lower().strip(".") in LEGAL_FORMS:
         words.pop()
     return display_name(" ".join(words).strip(" ,."))
+
+
+_SCALES = frozenset({"thousand", "million", "billion"})
+
+
+def _counts_something(sentence: str, figure: Figure) -> bool:
+    """``figure`` counts what the word after it names ("131,900 employees ... engaged in research
+    and development"): a count, not an amount of the metric its sentence names."""
+    after = lower_words(sentence[figure.end :])
+    after = after[1:] if after and after[0] in _SCALES else after
+    return bool(after) and after[0] in COUNTED_AS

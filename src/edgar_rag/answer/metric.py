@@ -131,6 +131,9 @@ def _counts(
     nouns = counting_stems(counted)
     if " | " in line:  # the row's own label (not its group) or the cell's column header
         label = line.split(" | ", maxsplit=1)[0].rpartition(":")[2]
+        unit = _MEASURED_IN.search(label)
+        if unit is not None and not nouns & text_stems(unit[1]):
+            return False  # "Train length (feet)" counts no trains
         return any(
             nouns & text_stems(f"{label} {cell.header or ''}")
             for cell in printed
@@ -174,6 +177,13 @@ _NUMBER_OF_WORDS = 3
 """How far after "number of" its noun may come: "the number of common shares outstanding"."""
 _MONEY = re.compile(r"[$€£]")
 """A count is no amount of money: "Common stock: $5,061" counts no shareholders."""
+_MEASURED_IN = re.compile(
+    r"\((?:in\s+)?(feet|foot|miles?|hours?|days?|minutes?|years?|tons?|gallons?|barrels?|"
+    r"pounds?|kilo\w+|meters?|mph|percent|%)\)",
+    re.IGNORECASE,
+)
+"""A row label's unit of measure: the row measures ("Train length (feet)", "Average terminal
+dwell time (hours)"), it counts nothing but that unit."""
 _AFTER_WORDS = 4
 """How far after a count its noun may come: "106 lawsuits", "3 million square feet"."""
 _BEFORE_WORDS = 4

@@ -1,0 +1,154 @@
+"""What a question takes for granted that its filing never says, read against a real filing
+with the real embedder (the embedding is what tells a topic from the question's framing)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.premise import FilingWords, spoken, unsaid_topic
+from edgar_rag.domain import ParsedFiling, Prompt, Reason
+from edgar_rag.index.embedders import HashingEmbedder, OnnxMiniLMEmbedder
+from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag.ingest.indexer import index_filings
+from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.question.reading import read_question
+from fakes import ScriptedGenerator, scripted_answerer
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> OnnxMiniLMEmbedder:
+    return OnnxMiniLMEmbedder(tmp_path_factory.mktemp("onnx"))
+
+
+@pytest.fixture(scope="module")
+def apple_words(sample_filings: dict[str, ParsedFiling]) -> frozenset[str]:
+    return FilingWords(lambda _: sample_filings["AAPL-2025"].text)(1)
+
+
+@pytest.mark.parametrize(
+    ("question", "unsaid"),
+    [
+        ("How does Apple account for its cryptocurrency holdings?", ("cryptocurrency",)),
+        ("How large is Apple's defined benefit pension obligation?", ("pension",)),
+        ("How many passenger trains does Apple run each day?", ("passenger",)),
+        ("What royalties do Apple's franchisees pay?", ("franchisees",)),
+        ("How many restaurants does Apple run?", ("restaurants",)),
+        # Framing the filing need not say, words it says in another form, and synonyms:
+        ("How does Apple arrive at its warranty reserve estimate, and what is the rationale?", ()),
+        ("What was Apple's total headcount at the end of fiscal 2025?", ()),
+        ("How much did Apple spend on buybacks in fiscal 2025?", ()),
+        ("What is Apple's employee count?", ()),
+        ("Apple's cash and cash equivalents as of FY25 year end", ()),
+    ],
+)
+def test_the_topic_a_filing_never_mentions_is_found(
+    question: str,
+    unsaid: tuple[str, ...],
+    apple_words: frozenset[str],
+    embedder: OnnxMiniLMEmbedder,
+) -> None:
+    read = read_question(question)
+    assert unsaid_topic(read, apple_words, embedder.embed, "Apple Inc.") == unsaid
+
+
+def test_nothing_is_embedded_when_the_filing_says_every_word(apple_words: frozenset[str]) -> None:
+    def embed(texts: object) -> object:
+        raise AssertionError("embedded")
+
+    read = read_question("What were Apple's total net sales in fiscal 2025?")
+    assert unsaid_topic(read, apple_words, embed, "Apple Inc.") == ()  # type: ignore[arg-type]
+
+
+def test_a_hyphenated_word_of_the_filing_says_the_joined_one() -> None:
+    words = FilingWords(lambda _: "Operations move to back-up facilities in another state.")(7)
+    read = read_question("What backup facilities does it have?")
+    assert unsaid_topic(read, words, HashingEmbedder().embed) == ()
+
+
+def test_the_words_kept_are_the_latest_filings_read() -> None:
+    reads: list[int] = []
+
+    def text_of(filing_id: int) -> str:
+        reads.append(filing_id)
+        return f"filing {filing_id}"
+
+    words = FilingWords(text_of)
+    for filing_id in [*range(40), 39, 0]:
+        words(filing_id)
+    assert reads == [*range(40), 0]
+
+
+def test_an_answer_is_read_for_the_unsaid_words_it_speaks() -> None:
+    text = "Johnson & Johnson accounts for its cryptocurrency holdings at fair value [3]."
+    assert spoken(text, ("cryptocurrency", "custody")) == ["cryptocurrency"]
+    assert spoken("It holds marketable securities at fair value [3].", ("cryptocurrency",)) == []
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> SqliteIndex:
+    index = SqliteIndex(tmp_path_factory.mktemp("premise") / "index.db")
+    list(index_filings(find_local_filings([sample_dir]), index, HashingEmbedder()))
+    return index
+
+
+def _quoting(extra: str) -> Callable[[Prompt], str]:
+    """A reply quoting passage [1]'s first words, with ``extra`` before them."""
+
+    def reply(prompt: Prompt) -> str:
+        body = re.search(r"^\[1\] [^\n]*\n(.*)$", prompt.messages[-1].content, re.M)
+        assert body is not None
+        words = re.sub(r"[^A-Za-z ]", " ", body.group(1)).split()[:12]
+        return f"{extra} {' '.join(words)} [1]."
+
+    return reply
+
+
+def _answerer(index: SqliteIndex, extra: str) -> Answerer:
+    answerer = scripted_answerer(index, ScriptedGenerator([_quoting(extra)]))
+    answerer.filing_words = FilingWords(index.filing_text)
+    return answerer
+
+
+QUESTION = "How does Apple account for its cryptocurrency holdings?"
+
+
+def test_an_answer_speaking_of_the_unsaid_topic_is_declined(index: SqliteIndex) -> None:
+    answerer = _answerer(
+        index, "Apple holds its cryptocurrency as marketable securities [{marker}]."
+    )
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    prepared = replace(answerer.prepare(QUESTION, scope), unsaid=("cryptocurrency",))
+    generation = answerer.generate(prepared.prompt)
+    response = answerer.conclude(prepared, generation, "none")
+    assert response.reason is Reason.UNSUPPORTED_CLAIM
+    assert response.detail == (
+        'the answer speaks of "cryptocurrency", which the question asks about and the filing '
+        "never mentions"
+    )
+
+
+def test_an_answer_that_leaves_the_unsaid_topic_alone_is_verified_as_ever(
+    index: SqliteIndex,
+) -> None:
+    answerer = _answerer(
+        index, "Apple classifies its marketable securities as available-for-sale [{marker}]."
+    )
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    prepared = replace(answerer.prepare(QUESTION, scope), unsaid=("cryptocurrency",))
+    response = answerer.conclude(prepared, answerer.generate(prepared.prompt), "none")
+    assert response.reason is None
+
+
+def test_the_answerer_reads_the_filing_for_the_unsaid_topic(index: SqliteIndex) -> None:
+    answerer = _answerer(index, "unused")
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    assert "cryptocurrency" in answerer.prepare(QUESTION, scope).unsaid
+    corpus = answerer.prepare("How is cryptocurrency accounted for?", index.resolve_scope())
+    assert corpus.scope.corpus_wide
+    assert corpus.unsaid == ()
