@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.answer.answerer import CUT_NOTE, Answerer, AnswerSettings, fiscal_year_of_header
+from edgar_rag.answer.answerer import (
+    CUT_NOTE,
+    MENDED_NOTE,
+    Answerer,
+    AnswerSettings,
+    fiscal_year_of_header,
+)
 from edgar_rag.answer.generators import EchoGenerator
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.domain import Generation, Prompt, Reason
@@ -370,7 +376,7 @@ def test_an_answer_that_leaves_out_the_figure_asked_is_mended_from_its_cited_sen
     assert response.text is not None
     assert "approximately 166,000 full-time equivalent employees" in response.text
     assert response.detail is not None
-    assert "stated no figure" in response.detail
+    assert "did not state the figure asked" in response.detail
 
     elsewhere = cite("Apple Inc.", "Apple had many employees [{marker}].")
     declined = answerer(index, ScriptedGenerator([elsewhere]), settings=whole).answer(
@@ -378,6 +384,38 @@ def test_an_answer_that_leaves_out_the_figure_asked_is_mended_from_its_cited_sen
     )
     assert declined.reason is Reason.MISSING_FIGURE
     assert "states no figure" in (declined.detail or "")
+
+
+def test_an_answer_cut_before_the_figure_asked_is_mended_from_its_cited_sentence(
+    index: SqliteIndex,
+) -> None:
+    """The model copied the passage until its token limit cut the sentence holding the count:
+    what is left states other figures, so the cited sentence that states the count is shown;
+    an answer whose kept sentence states the count stays the model's."""
+    question = "How many full-time equivalent employees did Apple have?"
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    copied = cite(
+        "166,000",
+        "Apple's net sales were $416,161 million [{marker}]. As of September 27, 2025, the "
+        "Company had approximately 166",
+    )
+    response = answerer(index, CutGenerator([copied]), settings=WHOLE_PASSAGES).answer(
+        question, scope
+    )
+    assert response.reason is None, response.detail
+    assert response.text is not None
+    assert "approximately 166,000 full-time equivalent employees" in response.text
+    assert "416,161" not in response.text
+    assert MENDED_NOTE in (response.detail or "")
+
+    stated = cite(
+        "166,000",
+        "Apple had approximately 166,000 full-time equivalent employees [{marker}]. It also",
+    )
+    kept = answerer(index, CutGenerator([stated]), settings=WHOLE_PASSAGES).answer(question, scope)
+    assert kept.text is not None
+    assert kept.text.startswith("Apple had approximately 166,000")
+    assert MENDED_NOTE not in (kept.detail or "")
 
 
 @pytest.mark.parametrize(

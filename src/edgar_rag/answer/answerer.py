@@ -69,8 +69,11 @@ TRIMMED_NOTE = "only the columns of the year asked are shown"
 """Ends the detail of an answer whose copied table row the verifier cut to the year asked."""
 ATTRIBUTED_NOTE = "a sentence the model cited no passage for cites the passage holding its words"
 """Part of the detail of an answer whose citations code supplied."""
-MENDED_NOTE = "the model's answer stated no figure; the cited sentence that states it is shown"
-"""Begins the detail of an answer that left out the figure asked, shown as its cited sentence."""
+MENDED_NOTE = (
+    "the model's answer did not state the figure asked; the cited sentence that states it is shown"
+)
+"""Notes an answer that left out the figure asked (elided, or cut off with its sentence), shown
+as its cited sentence."""
 ECHO_NOTE = "the model's reply opened with an echo of this request's refusal token, left out"
 """Begins the detail of an answer whose first word only echoed the sentinel it was shown."""
 CUT_NOTE = (
@@ -392,20 +395,25 @@ class Answerer:
         if generation.completion_tokens >= prepared.prompt.max_tokens > 0:
             text, cut = without_cut_tail(text)
         mended = False
-        if question.asks_amount and not find_figures(strip_markers(text)):
-            # "Approximately ... employees": the figure asked is missing from the answer. The
-            # cited sentence that states it is shown in its place, or the answer is declined.
-            cited = [m for m in dict.fromkeys(markers_in(text)) if m in passages]
+        cited = [m for m in dict.fromkeys(markers_in(text)) if m in passages]
+        quoted = [passages[m] for m in cited]
+        stated = bool(find_figures(strip_markers(text)))
+        if question.asks_amount and (not stated or (cut and not _answers(text, question, quoted))):
+            # "Approximately ... employees": the figure asked is missing from the answer, or
+            # went with the sentence the token limit cut (a cover quoted until "and 343"). The
+            # cited sentence that states it is shown in its place; without one, an answer
+            # stating no figure is declined and a cut one is verified as it stands.
             found = sentence_stating(question.metric, passages, cited, question.counted)
-            if found is None:
+            if found is None and not stated:
                 what = ", ".join(question.metric) or "what it asks"
                 return decline(
                     Reason.MISSING_FIGURE,
                     f"the question asks how many or how much and the answer states no figure; "
                     f"no sentence of the passages it cites states one for {what}",
                 )
-            marker, sentence = found
-            text, mended = f"{sentence.rstrip('.')} [{marker}].", True
+            if found is not None:
+                marker, sentence = found
+                text, mended = f"{sentence.rstrip('.')} [{marker}].", True
 
         def verify(text: str) -> Verdict:
             years = asked if check_periods else frozenset()
@@ -515,6 +523,14 @@ def _reported_period(
     )
 
 
+def _answers(text: str, question: Question, cited: Sequence[str]) -> bool:
+    """Some figure ``text`` states sits on a line of the ``cited`` passages' text that names
+    what the question asks (``metric.figure_names_metric``)."""
+    return figure_names_metric(
+        strip_markers(text), cited, question.metric, question.counted, question.share_class
+    )
+
+
 def _metric_named(
     verdict: Verdict,
     text: str,
@@ -527,17 +543,12 @@ def _metric_named(
     metric the filing does not disclose). An answer citing one passage whose figures another
     given passage prints on a line that does name it is shown citing that one instead, as the
     verifier moves a marker to the passage printing the figure."""
-    cited = [windows[m - 1].text for m in verdict.cited]
-    wanted = question.metric
-    counted, share_class = question.counted, question.share_class
-    if figure_names_metric(strip_markers(text), cited, wanted, counted, share_class):
+    if _answers(text, question, [windows[m - 1].text for m in verdict.cited]):
         return verdict
     if len(verdict.cited) == 1:
         (old,) = verdict.cited
         for new, window in enumerate(windows, 1):
-            if new == old or not figure_names_metric(
-                strip_markers(text), [window.text], wanted, counted, share_class
-            ):
+            if new == old or not _answers(text, question, [window.text]):
                 continue
             moved = verify(MARKER.sub(f"[{new}]", verdict.text))
             if moved.ok:
@@ -548,7 +559,7 @@ def _metric_named(
         reason=Reason.UNSUPPORTED_CLAIM,
         detail=(
             "the lines of the cited passages that print the answer's figures never name what "
-            f"the question asks about ({', '.join(wanted)})"
+            f"the question asks about ({', '.join(question.metric)})"
         ),
     )
 
