@@ -145,10 +145,12 @@ def test_an_answer_that_leaves_the_unsaid_topic_alone_is_verified_as_ever(
     assert response.reason is None
 
 
-def test_the_answerer_reads_the_filing_for_the_unsaid_topic(index: SqliteIndex) -> None:
+def test_the_answerer_reads_the_filings_for_the_unsaid_topic(index: SqliteIndex) -> None:
     answerer = _answerer(index, "unused")
     scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
     assert "cryptocurrency" in answerer.prepare(QUESTION, scope).unsaid
     corpus = answerer.prepare("How is cryptocurrency accounted for?", index.resolve_scope())
     assert corpus.scope.corpus_wide
-    assert corpus.unsaid == ()
+    assert corpus.unsaid == ("cryptocurrency",)  # none of the filings its passages come from
+    taxes = answerer.prepare("How are income taxes accounted for?", index.resolve_scope())
+    assert taxes.unsaid == ()

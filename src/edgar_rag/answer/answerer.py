@@ -145,8 +145,8 @@ class Prepared:
     row; None when code does not plan the question (the model answers it)."""
     unsaid: tuple[str, ...] = ()
     """The words naming the question's topic that its filing never says ("cryptocurrency"): an
-    answer saying one says what the filing does not (``premise``). Empty for a question asked
-    of the whole corpus, which has no one filing to read."""
+    answer saying one says what the filing does not (``premise``). A question asked of the
+    whole corpus is read against the filings of the passages it was given."""
 
 
 @dataclass(slots=True)
@@ -269,11 +269,13 @@ class Answerer:
         )
         best = max((h.cosine for h in hits), default=None)
         unsaid: tuple[str, ...] = ()
-        if self.filing_words is not None and scope.filing is not None and scope.filing_id:
-            said = self.filing_words(scope.filing_id)
-            unsaid = unsaid_topic(
-                question, said, self.searcher.embedder.embed, scope.filing.company
-            )
+        if self.filing_words is not None:
+            # A question of the whole corpus is held to the filings its passages come from.
+            read = [scope.filing_id] if scope.filing_id else [h.passage.filing_id for h in given]
+            if read:
+                said = frozenset().union(*(self.filing_words(f) for f in dict.fromkeys(read)))
+                company = scope.filing.company if scope.filing is not None else None
+                unsaid = unsaid_topic(question, said, self.searcher.embedder.embed, company)
         return Prepared(
             question, scope, hits, given, windows, prompt, best, timings, planned, unsaid
         )
