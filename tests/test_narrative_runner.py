@@ -190,6 +190,11 @@ def test_a_narrower_window_is_an_arm_of_the_page_and_can_cut_the_phrase_out_of_v
     assert "## Passage window" in page
     assert f"| dev | {AnswerSettings().narrative_passage_chars} (default) | 3/4 = 75.0%" in page
     assert "| dev | 40 | 0/4 = 0.0%" in page
+    other_split = {**default, "split": "eval"}
+    assert (
+        "| eval |"
+        not in render_narrative([default, other_split], [narrow]).split("## Passage window")[1]
+    )  # a split answered with no other window has no row there
 
 
 def test_an_interrupted_run_resumes_from_its_partial_file(

@@ -509,9 +509,11 @@ def render_narrative(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str,
 def _windows(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str, Any]]) -> list[str]:
     """Each split answered with each window a narrative prompt quotes of its passages: the
     committed ``runs`` (the default) beside the arms of ``edgar-rag dev eval narrative
-    --passage-chars N``."""
+    --passage-chars N``, for the splits that have such arms."""
     rows = []
-    arms = [(run, " (default)") for run in runs] + [(run, "") for run in windows]
+    measured = {run["split"] for run in windows}
+    defaults = [run for run in runs if run["split"] in measured]
+    arms = [(run, " (default)") for run in defaults] + [(run, "") for run in windows]
     for run, default in sorted(
         arms, key=lambda arm: (arm[0]["split"] != "dev", arm[0].get("passage_chars") or 0)
     ):
@@ -529,8 +531,8 @@ def _windows(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str, Any]]) 
             ]
         )
     return [
-        "Each split answered once per window (characters quoted of each passage), arm none. "
-        "The default is the run above; the others are "
+        "Each split answered with other windows (characters quoted of each passage) is shown "
+        "once per window, arm none. The default is the run above; the others are "
         "`data/narrative/window-<chars>/run-<split>.json`.",
         "",
         *table(
