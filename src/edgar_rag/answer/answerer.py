@@ -269,8 +269,9 @@ class Answerer:
         )
         best = max((h.cosine for h in hits), default=None)
         unsaid: tuple[str, ...] = ()
-        if self.filing_words is not None:
-            # A question of the whole corpus is held to the filings its passages come from.
+        if self.filing_words is not None and not isinstance(planned, Computed):
+            # Only a model's answer is read for it (one computed in code states no topic). A
+            # question of the whole corpus is held to the filings its passages come from.
             read = [scope.filing_id] if scope.filing_id else [h.passage.filing_id for h in given]
             if read:
                 said = frozenset().union(*(self.filing_words(f) for f in dict.fromkeys(read)))

@@ -17,8 +17,8 @@ near (measured on the narrative set: "rationale", "arrive", "keep", "track", "la
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -69,17 +69,14 @@ class FilingWords:
 
     def __init__(self, text_of: Callable[[int], str]) -> None:
         self._text_of = text_of
-        self._kept: OrderedDict[int, frozenset[str]] = OrderedDict()
+        self._read = lru_cache(maxsize=_FILINGS_KEPT)(self._stems)
 
     def __call__(self, filing_id: int) -> frozenset[str]:
-        stems = self._kept.pop(filing_id, None)
-        if stems is None:
-            text = self._text_of(filing_id).lower()
-            stems = text_stems(text) | text_stems(_HYPHENATED.sub(r"\1\2", text))
-        self._kept[filing_id] = stems
-        while len(self._kept) > _FILINGS_KEPT:
-            self._kept.popitem(last=False)
-        return stems
+        return self._read(filing_id)
+
+    def _stems(self, filing_id: int) -> frozenset[str]:
+        text = self._text_of(filing_id).lower()
+        return text_stems(text) | text_stems(_HYPHENATED.sub(r"\1\2", text))
 
 
 def unsaid_topic(
