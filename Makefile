@@ -148,16 +148,17 @@ answering: build/corpus.db
 
 # One generation per narrative question of each split (data/narrative/) with the local model, recorded
 # on a tape; the page docs/narrative.md is rendered from the runs.
-# Each split is also answered with the other passage windows of NARRATIVE_WINDOWS (the page's
-# passage-window table), on the same tapes: a window already recorded replays with no model.
-NARRATIVE_WINDOWS ?= 500 800
+# Each split is also answered with the other passage windows and counts of NARRATIVE_ARMS (options
+# of `dev eval narrative`, none for the default run; the page's passage-window table), on the same
+# tapes: an arm already recorded replays with no model.
+NARRATIVE_ARMS ?= none --passage-chars=500 --passage-chars=800 --passages=5
 narrative: build/corpus.db
 	for split in dev eval; do \
-	  for chars in default $(NARRATIVE_WINDOWS); do \
+	  for arm in $(NARRATIVE_ARMS); do \
 	    EDGAR_RAG_DB=build/corpus.db EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache \
 	    EDGAR_RAG_TAPE=data/narrative/tape-$$split.jsonl EDGAR_RAG_TAPE_MODE=record \
 	      $(BIN)/edgar-rag dev eval narrative --split $$split \
-	        $$([ $$chars = default ] || echo --passage-chars $$chars) || exit 1; \
+	        $$([ $$arm = none ] || echo $$arm) || exit 1; \
 	  done; \
 	done
 

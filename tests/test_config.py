@@ -35,6 +35,18 @@ def test_defaults_need_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     assert settings.db == Path("edgar-rag.db")
 
 
+def test_the_narrative_window_is_set_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from edgar_rag.compose import answer_settings  # noqa: PLC0415
+
+    monkeypatch.setenv("EDGAR_RAG_NARRATIVE_PASSAGES", "5")
+    monkeypatch.setenv("EDGAR_RAG_NARRATIVE_PASSAGE_CHARS", "800")
+    chosen = answer_settings(load_settings())
+    assert (chosen.narrative_passages, chosen.narrative_passage_chars) == (5, 800)
+    monkeypatch.setenv("EDGAR_RAG_NARRATIVE_PASSAGES", "0")
+    with pytest.raises(ConfigError, match="EDGAR_RAG_NARRATIVE_PASSAGES"):
+        load_settings()
+
+
 def test_a_bad_value_names_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EDGAR_RAG_GATE", "sometimes")
     with pytest.raises(ConfigError, match=r"^EDGAR_RAG_GATE: "):

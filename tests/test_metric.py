@@ -225,6 +225,18 @@ def test_a_word_counting_the_same_thing_before_the_figure_names_it() -> None:
     assert asked(question, sentence, "It employed over 150,000 people [1].")
 
 
+def test_a_count_word_modifying_what_is_counted_names_nothing() -> None:
+    """Boeing's workforce: 18 bodies that represent employees are no count of employees."""
+    question = "How many Boeing employees were represented by unions at the end of 2024?"
+    sentence = (
+        "As of December 31, 2024, we had 9 unions in the U.S. with 27 independent agreements "
+        "and 18 employee representative bodies internationally."
+    )
+    assert not asked(question, sentence, "Boeing had 18 employee representative bodies [1].")
+    assert asked(question, "Approximately 58,000 employees were union represented.", "58,000 [1].")
+    assert asked("How many employees does it have?", "It has 1 employee.", "1 employee [1].")
+
+
 def test_a_percentage_counts_nothing() -> None:
     """ "How many employees" is not answered by the workforce's share of men."""
     question = "How many employees did NVIDIA have at the end of fiscal 2025?"

@@ -17,6 +17,7 @@ from edgar_rag.domain import Generator, Prompt
 from edgar_rag.eval.narrative import (
     NarrativeQuestion,
     answer_narrative,
+    arm_name,
     prints_figure,
     render_narrative,
     run_narrative,
@@ -186,15 +187,32 @@ def test_a_narrower_window_is_an_arm_of_the_page_and_can_cut_the_phrase_out_of_v
     )
     in_view = [sum(r["phrase_in_prompt"] for r in run["records"]) for run in (default, narrow)]
     assert in_view[1] == 0 < in_view[0]  # no phrase fits in 40 characters
-    page = render_narrative([default], [narrow])
+    refusing = ScriptedGenerator([lambda prompt: prompt.refusal_token] * len(QUESTIONS))
+    fewer = answer_narrative(
+        _answerer(index, refusing, AnswerSettings(narrative_passages=1)), index, QUESTIONS, "dev"
+    )
+    assert (default["passages"], fewer["passages"]) == (AnswerSettings().narrative_passages, 1)
+    page = render_narrative([default], [narrow, fewer])
     assert "## Passage window" in page
-    assert f"| dev | {AnswerSettings().narrative_passage_chars} (default) | 3/4 = 75.0%" in page
-    assert "| dev | 40 | 0/4 = 0.0%" in page
+    chosen = AnswerSettings()
+    assert (
+        f"| dev | {chosen.narrative_passages} x {chosen.narrative_passage_chars} (default) "
+        "| 3/4 = 75.0%"
+    ) in page
+    assert f"| dev | {chosen.narrative_passages} x 40 | 0/4 = 0.0%" in page
+    assert f"| dev | 1 x {chosen.narrative_passage_chars} | 0/4 = 0.0%" in page
     other_split = {**default, "split": "eval"}
     assert (
         "| eval |"
         not in render_narrative([default, other_split], [narrow]).split("## Passage window")[1]
     )  # a split answered with no other window has no row there
+
+
+def test_an_arm_is_named_by_what_it_changes() -> None:
+    assert arm_name(None, None) is None
+    assert arm_name(500, None) == "window-500"
+    assert arm_name(None, 5) == "passages-5"
+    assert arm_name(500, 5) == "passages-5-window-500"
 
 
 def test_an_interrupted_run_resumes_from_its_partial_file(

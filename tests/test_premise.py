@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from edgar_rag.answer.answerer import Answerer
-from edgar_rag.answer.premise import FilingWords, spoken, unsaid_topic
+from edgar_rag.answer.premise import (
+    FilingWords,
+    says_nothing_of,
+    spoken,
+    topic_words,
+    unsaid_topic,
+)
 from edgar_rag.domain import ParsedFiling, Prompt, Reason
 from edgar_rag.index.embedders import HashingEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
@@ -90,6 +96,34 @@ def test_an_answer_is_read_for_the_unsaid_words_it_speaks() -> None:
     assert spoken("It holds marketable securities at fair value [3].", ("cryptocurrency",)) == []
 
 
+def test_the_words_that_may_name_a_topic_leave_out_names_framing_and_counting() -> None:
+    pension = read_question("How is NVIDIA's defined benefit pension plan funded?", None, None)
+    assert topic_words(pension, "NVIDIA CORP") == (
+        "defined",
+        "benefit",
+        "pension",
+        "plan",
+        "funded",
+    )
+    count = read_question("What is the number of Apple employees in 2025?", None, None)
+    assert topic_words(count, "Apple Inc.") == ("employees",)
+
+
+def test_an_answer_saying_none_of_the_topic_answers_another_question() -> None:
+    topic = ("defined", "benefit", "pension", "plan", "funded")
+    assert says_nothing_of(
+        "The excess of repurchase price over par value was allocated between additional "
+        "paid-in capital and retained earnings [5].",
+        topic,
+    )
+    assert not says_nothing_of("Its pension plans are funded by contributions [2].", topic)
+    # A synonym, a root or a count word says the topic too; no topic, nothing to say:
+    assert not says_nothing_of("Apple repurchased $90 billion of its stock [1].", ("buybacks",))
+    assert not says_nothing_of("Its workforce is unionized [1].", ("unions",))
+    assert not says_nothing_of("It had 166,000 employees [1].", ("headcount",))
+    assert not says_nothing_of("It was $4.2 billion [1].", ())
+
+
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> SqliteIndex:
     index = SqliteIndex(tmp_path_factory.mktemp("premise") / "index.db")
@@ -137,12 +171,26 @@ def test_an_answer_that_leaves_the_unsaid_topic_alone_is_verified_as_ever(
     index: SqliteIndex,
 ) -> None:
     answerer = _answerer(
-        index, "Apple classifies its marketable securities as available-for-sale [{marker}]."
+        index, "Apple accounts for its marketable securities as available-for-sale [{marker}]."
     )
     scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
     prepared = replace(answerer.prepare(QUESTION, scope), unsaid=("cryptocurrency",))
     response = answerer.conclude(prepared, answerer.generate(prepared.prompt), "none")
     assert response.reason is None
+
+
+def test_an_answer_to_another_question_is_declined(index: SqliteIndex) -> None:
+    answerer = _answerer(index, "Apple holds marketable securities [{marker}].")
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    asked = answerer.prepare("How is Apple's defined benefit pension plan funded?", scope)
+    assert asked.topic == ("defined", "benefit", "pension", "plan", "funded")
+    prepared = replace(answerer.prepare(QUESTION, scope), topic=("pension", "obligation"))
+    response = answerer.conclude(prepared, answerer.generate(prepared.prompt), "none")
+    assert response.reason is Reason.UNSUPPORTED_CLAIM
+    assert response.detail == (
+        'the answer says none of the words the question asks about ("pension", "obligation"): '
+        "it answers another question"
+    )
 
 
 def test_the_answerer_reads_the_filings_for_the_unsaid_topic(index: SqliteIndex) -> None:

@@ -233,6 +233,17 @@ def test_among_equal_runs_the_prose_window_keeps_what_follows_the_match() -> Non
     assert window.text == "Another filler line.\nRisk B matters too."
 
 
+def test_a_prose_window_reads_a_hyphenated_word_as_the_joined_one() -> None:
+    text = (
+        "The dispatching center is our primary facility. Around 600 employees work there. "
+        "In the event of a disruption, we maintain the capability to conduct critical "
+        "operations at back-up facilities in different locations."
+    )
+    asked = read_question("What backup arrangements does Union Pacific keep?")
+    window = best_prose_window(text, asked, 140)
+    assert window.text.endswith("back-up facilities in different locations.")
+
+
 @given(st.text(min_size=1, max_size=600), st.text(max_size=40), st.integers(20, 500))
 def test_a_window_is_always_an_exact_span_within_budget(
     text: str, question: str, budget: int

@@ -127,3 +127,34 @@ def test_a_search_in_a_pdf_report_does_not_match_the_filer_s_own_name(searcher: 
     assert without_filer_name(("apple",), pdf) == ("apple",)
     assert without_filer_name(terms, None) == terms
     assert without_filer_name(terms, scope.filing) == terms
+
+
+def test_a_narrative_question_is_searched_deeper_than_a_lookup(searcher: Searcher) -> None:
+    """docs/narrative.md: its answer is often first in one ranking and absent from the other's
+    40, which fusion ranks below passages both list half-way down."""
+    asked: list[tuple[str, int]] = []
+
+    class Listing:
+        def __init__(self, index: SqliteIndex) -> None:
+            self.index = index
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.index, name)
+
+        def dense_search(self, vector: np.ndarray, filing_id: int | None, k: int) -> object:
+            asked.append(("dense", k))
+            return self.index.dense_search(vector, filing_id, k)
+
+        def lexical_search(self, terms: tuple[str, ...], filing_id: int | None, k: int) -> object:
+            asked.append(("lexical", k))
+            return self.index.lexical_search(terms, filing_id, k)
+
+    assert isinstance(searcher.index, SqliteIndex)
+    chosen = SearchSettings(candidates=30, narrative_candidates=70, counts=False)
+    listing = Searcher(Listing(searcher.index), searcher.embedder, chosen)  # type: ignore[arg-type]
+    scope = searcher.index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    listing.search(read_question("How does Apple describe its competition?"), scope, 5)
+    assert asked == [("dense", 70), ("lexical", 70)]
+    asked.clear()
+    listing.search(read_question("What were Apple's total net sales in fiscal 2025?"), scope, 5)
+    assert asked == [("dense", 30), ("lexical", 30)]

@@ -252,6 +252,8 @@ def answer_settings(settings: Settings) -> AnswerSettings:
     from edgar_rag.answer.answerer import AnswerSettings  # noqa: PLC0415
 
     chosen = AnswerSettings(gate=settings.gate, cosine_threshold=settings.cosine_threshold)
+    if settings.narrative_passages is not None:
+        chosen = replace(chosen, narrative_passages=settings.narrative_passages)
     if settings.narrative_passage_chars is not None:
         chosen = replace(chosen, narrative_passage_chars=settings.narrative_passage_chars)
     return chosen

@@ -63,6 +63,13 @@ class Settings(BaseSettings):
     model_idle_s: float = Field(
         900.0, gt=0, description="seconds the local model process waits unused before it stops"
     )
+    narrative_passages: int | None = Field(
+        None,
+        ge=1,
+        le=20,
+        description="passages given the model for a narrative question (default: the measured "
+        "number, docs/narrative.md)",
+    )
     narrative_passage_chars: int | None = Field(
         None,
         ge=100,

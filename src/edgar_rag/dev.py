@@ -81,7 +81,16 @@ def answering(corpus: Path, split: str, generate: bool, finish_partial: bool) ->
     help="Quote this many characters of each passage instead of the default: an arm of the "
     "page's passage-window table, written to data/narrative/window-N/run-SPLIT.json.",
 )
-def narrative(split: str, render_only: bool, passage_chars: int | None) -> None:
+@click.option(
+    "--passages",
+    type=click.IntRange(1, 20),
+    default=None,
+    help="Give the model this many passages instead of the default: an arm of the same table, "
+    "written to data/narrative/passages-N/run-SPLIT.json.",
+)
+def narrative(
+    split: str, render_only: bool, passage_chars: int | None, passages: int | None
+) -> None:
     """Answer the narrative set's split (data/narrative/run-SPLIT.json), then its page.
 
     The generator is the settings' (EDGAR_RAG_TAPE and EDGAR_RAG_TAPE_MODE record or replay
@@ -90,7 +99,7 @@ def narrative(split: str, render_only: bool, passage_chars: int | None) -> None:
     from edgar_rag.eval import narrative as evaluation  # noqa: PLC0415
 
     if not render_only:
-        click.echo(f"wrote {evaluation.record_narrative(split, passage_chars)}", err=True)
+        click.echo(f"wrote {evaluation.record_narrative(split, passage_chars, passages)}", err=True)
     page = evaluation.write_narrative_page()
     click.echo(f"wrote {page}" if page else "no narrative run yet: nothing to render", err=True)
 

@@ -17,7 +17,13 @@ from edgar_rag.answer.context import Window, best_prose_window, best_window, par
 from edgar_rag.answer.gates import apply_gate
 from edgar_rag.answer.metric import figure_names_metric, sentence_stating
 from edgar_rag.answer.numbers import MARKER, find_figures
-from edgar_rag.answer.premise import FilingWords, spoken, unsaid_topic
+from edgar_rag.answer.premise import (
+    FilingWords,
+    says_nothing_of,
+    spoken,
+    topic_words,
+    unsaid_topic,
+)
 from edgar_rag.answer.prompt import (
     INSTRUCTION,
     NARRATIVE_INSTRUCTION,
@@ -99,7 +105,8 @@ class AnswerSettings:
     narrative_passages: int = 4
     narrative_passage_chars: int = 650
     """A narrative question's answer is a sentence or two of prose, longer than a table row:
-    fewer, longer windows hold it (docs/narrative.md)."""
+    longer windows hold it, of as many passages as a lookup's prompt, since the one that
+    answers is often fifth (docs/narrative.md)."""
     narrow_to_named_company: bool = True
     """Ask a corpus-wide question that names one company of that company's filing."""
 
@@ -143,6 +150,9 @@ class Prepared:
     figure question code cannot plan is prompted as prose, since its answer is a figure stated
     in a sentence ("accounted for approximately 13.1% of ... total revenues"), not a table
     row; None when code does not plan the question (the model answers it)."""
+    topic: tuple[str, ...] = ()
+    """The words of the question that may name its topic (``premise.topic_words``): an answer
+    saying none of them answers another question."""
     unsaid: tuple[str, ...] = ()
     """The words naming the question's topic that its filing never says ("cryptocurrency"): an
     answer saying one says what the filing does not (``premise``). A question asked of the
@@ -268,6 +278,8 @@ class Answerer:
             question_first=searched_as.kind is Kind.NARRATIVE,
         )
         best = max((h.cosine for h in hits), default=None)
+        company = scope.filing.company if scope.filing is not None else None
+        topic = topic_words(question, company)
         unsaid: tuple[str, ...] = ()
         if self.filing_words is not None and not isinstance(planned, Computed):
             # Only a model's answer is read for it (one computed in code states no topic). A
@@ -275,10 +287,9 @@ class Answerer:
             read = [scope.filing_id] if scope.filing_id else [h.passage.filing_id for h in given]
             if read:
                 said = frozenset().union(*(self.filing_words(f) for f in dict.fromkeys(read)))
-                company = scope.filing.company if scope.filing is not None else None
                 unsaid = unsaid_topic(question, said, self.searcher.embedder.embed, company)
         return Prepared(
-            question, scope, hits, given, windows, prompt, best, timings, planned, unsaid
+            question, scope, hits, given, windows, prompt, best, timings, planned, topic, unsaid
         )
 
     def narrow(self, question: Question, scope: Scope) -> Scope:
@@ -443,6 +454,17 @@ class Answerer:
                 detail=(
                     f"the answer speaks of {_quoted(unsaid)}, which the question asks about and "
                     "the filing never mentions"
+                ),
+            )
+        if verdict.ok and says_nothing_of(verdict.text, prepared.topic):
+            verdict = replace(
+                verdict,
+                ok=False,
+                reason=Reason.UNSUPPORTED_CLAIM,
+                detail=(
+                    "the answer says none of the words the question asks about ("
+                    + ", ".join(f'"{word}"' for word in prepared.topic)
+                    + "): it answers another question"
                 ),
             )
         timings["verify"] = _ms_since(started)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from edgar_rag.question.reading import Question
-from edgar_rag.question.words import text_stems, unasked_qualifiers
+from edgar_rag.question.words import prose_stems, text_stems, unasked_qualifiers
 
 _PIECE = re.compile(r"[^\n]+")
 _DIGIT = re.compile(r"\d")
@@ -71,7 +71,7 @@ def best_prose_window(text: str, question: Question, budget_chars: int) -> Windo
     if not pieces:
         return Window(0, 0, "")
     weights = question.weights
-    scores = [sum(weights.get(s, 0.0) for s in text_stems(text[a:b])) for a, b in pieces]
+    scores = [sum(weights.get(s, 0.0) for s in prose_stems(text[a:b])) for a, b in pieces]
     best = (-1.0, 0, 0)
     first = last = 0
     for start in range(len(pieces)):

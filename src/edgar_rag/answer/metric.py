@@ -152,6 +152,8 @@ def _counts(
             if named is not None and stem(named) not in nouns:
                 continue  # "the number of shareholders of ... common stock was 4,500,000"
             after = lower_words(sentence[figure.end :])[:_AFTER_WORDS]
+            if figure.value != 1:  # "18 employee representative bodies" counts bodies
+                after = [word for word in after if word not in _SINGULAR]
             said = [w for w in before if w.isalpha() and w not in NOT_SAID]
             beside = [*after, *said[-_BEFORE_WORDS:]]
             if first == 0:  # "The Company employees, which include ..., totaled over 150,000"
@@ -184,6 +186,9 @@ _MEASURED_IN = re.compile(
 )
 """A row label's unit of measure: the row measures ("Train length (feet)", "Average terminal
 dwell time (hours)"), it counts nothing but that unit."""
+_SINGULAR = frozenset(word for word in COUNTED_AS if word + "s" in COUNTED_AS)
+"""Count words in the singular ("employee"): after a figure other than one, a modifier of what
+it counts ("18 employee representative bodies"), not what it counts."""
 _AFTER_WORDS = 4
 """How far after a count its noun may come: "106 lawsuits", "3 million square feet"."""
 _BEFORE_WORDS = 4

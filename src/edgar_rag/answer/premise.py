@@ -31,6 +31,7 @@ from edgar_rag.question.words import (
     SYNONYMS_OF,
     counting_stems,
     lower_words,
+    prose_stems,
     stem,
     text_stems,
 )
@@ -39,7 +40,6 @@ TOPIC_COSINE = 0.27
 """A question word whose embedding is at least this near the question's names its topic."""
 _SUFFIX = re.compile(r"(?:i[sz]ation|i[sz]ed|ed|ing|es|s|ly)$")
 """Endings that leave the word's root: "unionized" is said by "union", "funded" by "fund"."""
-_HYPHENATED = re.compile(r"\b([a-z]+)-([a-z]+)\b")
 _COUNTING = frozenset({"count", "counts", "number", "numbers"})
 """Words that ask for a count of what follows, not a topic ("employee count")."""
 
@@ -75,8 +75,22 @@ class FilingWords:
         return self._read(filing_id)
 
     def _stems(self, filing_id: int) -> frozenset[str]:
-        text = self._text_of(filing_id).lower()
-        return text_stems(text) | text_stems(_HYPHENATED.sub(r"\1\2", text))
+        return prose_stems(self._text_of(filing_id))
+
+
+def topic_words(question: Question, company: str | None = None) -> tuple[str, ...]:
+    """The words of ``question`` that may name its topic, in its order: not the names of the
+    companies it is about, common and framing words, figures, or words asking for a count."""
+    named = " ".join([company or "", *(mention.text for mention in question.companies)])
+    names = {stem(w) for w in lower_words(named)}
+    ignored = {stem(w) for w in [*STOPWORDS, *GENERIC]} | names
+    return tuple(
+        word
+        for word in dict.fromkeys(w for w in lower_words(question.text) if len(w) > 2)
+        if not any(char.isdigit() for char in word)
+        and word not in _COUNTING
+        and stem(word) not in ignored
+    )
 
 
 def unsaid_topic(
@@ -87,22 +101,21 @@ def unsaid_topic(
 ) -> tuple[str, ...]:
     """The words of ``question`` naming its topic that the filing never says, in the question's
     order: none when it says them all (the usual case, decided without embedding anything)."""
-    named = " ".join([company or "", *(mention.text for mention in question.companies)])
-    names = {stem(w) for w in lower_words(named)}
-    ignored = {stem(w) for w in [*STOPWORDS, *GENERIC]} | names
-    candidates = [
-        word
-        for word in dict.fromkeys(w for w in lower_words(question.text) if len(w) > 2)
-        if not any(char.isdigit() for char in word)
-        and word not in _COUNTING
-        and stem(word) not in ignored
-        and not _said(word, filing_stems)
-    ]
+    candidates = [w for w in topic_words(question, company) if not _said(w, filing_stems)]
     if not candidates:
         return ()
     vectors = np.asarray(embed([question.text, *candidates]), dtype=np.float32)
     near = vectors[1:] @ vectors[0]
     return tuple(w for w, cosine in zip(candidates, near, strict=True) if cosine >= TOPIC_COSINE)
+
+
+def says_nothing_of(text: str, topic: Sequence[str]) -> bool:
+    """``text`` says none of the ``topic`` words, in any form ``_said`` allows: an answer to
+    another question ("How is NVIDIA's defined benefit pension plan funded?" answered with
+    how share repurchases were booked). Every answer a model gave on the golden, narrative and
+    FinanceBench sets that was not such says at least one."""
+    said = prose_stems(text)
+    return bool(topic) and not any(_said(word, said) for word in topic)
 
 
 def spoken(text: str, unsaid: Sequence[str]) -> list[str]:

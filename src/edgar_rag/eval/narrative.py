@@ -286,27 +286,29 @@ def answer_narrative(
         "split": split,
         "questions_in_split": sum(1 for q in questions if q.split == split),
         "generator": answerer.generator.name,
+        "passages": answerer.settings.narrative_passages,
         "passage_chars": answerer.settings.narrative_passage_chars,
         "thresholds": {},
         "records": [asdict(r) for r in records],
     }
 
 
-def record_narrative(split: str, passage_chars: int | None = None) -> Path:
+def record_narrative(
+    split: str, passage_chars: int | None = None, passages: int | None = None
+) -> Path:
     """Answer the split with the settings' generator (a tape when ``EDGAR_RAG_TAPE`` names one)
-    into ``data/narrative/run-<split>.json``, with the golden run's cosine thresholds; with
-    ``passage_chars``, an arm of the passage-window table quoting that many characters of
-    each passage, into ``data/narrative/window-<passage_chars>/run-<split>.json``."""
+    into ``data/narrative/run-<split>.json``, with the golden run's cosine thresholds. With
+    ``passage_chars`` or ``passages``, an arm of the passage-window table quoting that many
+    characters of each passage, or giving that many passages, into
+    ``data/narrative/<arm>/run-<split>.json`` (``arm_name``)."""
     from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.config import load_settings  # noqa: PLC0415
 
-    if passage_chars is None:
-        settings = load_settings()
-        out = QUESTIONS.parent / f"run-{split}.json"
-    else:
-        settings = load_settings(narrative_passage_chars=passage_chars)
-        out = QUESTIONS.parent / f"window-{passage_chars}" / f"run-{split}.json"
-        out.parent.mkdir(parents=True, exist_ok=True)
+    arms = {"narrative_passage_chars": passage_chars, "narrative_passages": passages}
+    settings = load_settings(**{key: value for key, value in arms.items() if value is not None})
+    arm = arm_name(passage_chars, passages)
+    out = QUESTIONS.parent / (f"{arm}/run-{split}.json" if arm else f"run-{split}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_suffix(".partial.jsonl")
     with closing(open_index(settings)) as index:
         answerer = build_answerer(settings, index)
@@ -317,6 +319,14 @@ def record_narrative(split: str, passage_chars: int | None = None) -> Path:
     out.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
     partial.unlink(missing_ok=True)
     return out
+
+
+def arm_name(passage_chars: int | None, passages: int | None) -> str | None:
+    """The folder of a passage-window arm: ``window-650``, ``passages-5``, both joined, or None
+    for the default run."""
+    parts = [f"passages-{passages}"] if passages is not None else []
+    parts += [f"window-{passage_chars}"] if passage_chars is not None else []
+    return "-".join(parts) or None
 
 
 # The page -------------------------------------------------------------------------------------
@@ -515,7 +525,12 @@ def _windows(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str, Any]]) 
     defaults = [run for run in runs if run["split"] in measured]
     arms = [(run, " (default)") for run in defaults] + [(run, "") for run in windows]
     for run, default in sorted(
-        arms, key=lambda arm: (arm[0]["split"] != "dev", arm[0].get("passage_chars") or 0)
+        arms,
+        key=lambda arm: (
+            arm[0]["split"] != "dev",
+            arm[0].get("passages") or 0,
+            arm[0].get("passage_chars") or 0,
+        ),
     ):
         records = run["records"]
         answerable = [r for r in records if r["kind"] != "decline"]
@@ -524,21 +539,22 @@ def _windows(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str, Any]]) 
         rows.append(
             [
                 run["split"],
-                f"{run.get('passage_chars', '?')}{default}",
+                f"{run.get('passages', '?')} x {run.get('passage_chars', '?')}{default}",
                 *_rates_of_none(run),
                 f"{in_view}/{len(answerable)}",
                 round(statistics.mean(tokens)) if tokens else "-",
             ]
         )
     return [
-        "Each split answered with other windows (characters quoted of each passage) is shown "
-        "once per window, arm none. The default is the run above; the others are "
-        "`data/narrative/window-<chars>/run-<split>.json`.",
+        "Each split answered with other windows (passages given x characters quoted of each) "
+        "is shown once per window, arm none. The default is the run above; the others are "
+        "`data/narrative/window-<chars>/run-<split>.json` and "
+        "`data/narrative/passages-<n>/run-<split>.json`.",
         "",
         *table(
             [
                 "split",
-                "window chars",
+                "window",
                 "correct on answerable",
                 "figure wrong",
                 "false answers on unanswerable",
@@ -561,7 +577,8 @@ def narrative_page() -> str | None:
     runs = [json.loads(path.read_text(encoding="utf-8")) for path in paths if path.exists()]
     windows = [
         json.loads(path.read_text(encoding="utf-8"))
-        for path in sorted(QUESTIONS.parent.glob("window-*/run-*.json"))
+        for pattern in ("window-*/run-*.json", "passages-*/run-*.json")
+        for path in sorted(QUESTIONS.parent.glob(pattern))
     ]
     return render_narrative(runs, windows) if runs else None
 

@@ -88,6 +88,16 @@ def text_stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in lower_words(text) if len(w) > 2)
 
 
+_HYPHENATED = re.compile(r"\b([a-z]+)-([a-z]+)\b")
+
+
+def prose_stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s words, a hyphenated word's also as one word: prose writes
+    "back-up facilities" where a question asks for "backup arrangements"."""
+    lower = text.lower()
+    return text_stems(lower) | text_stems(_HYPHENATED.sub(r"\1\2", lower))
+
+
 def lower_words(text: str) -> list[str]:
     """Lower-case words; "non-current" is one word, so that it never reads as "current"."""
     return _WORD.findall(text.lower().replace("non-current", "noncurrent"))
