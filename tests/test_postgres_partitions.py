@@ -54,6 +54,7 @@ def test_chunks_are_hash_partitioned_by_cik_with_an_hnsw_index_each(store: Postg
     ).fetchall()
     assert len(partitions) == PARTITIONS
     assert hnsw_options(store) == [DENSER] * PARTITIONS
+    assert hnsw_keys(store) == [f"(embedding::halfvec({IDENTITY.dimensions}))"] * PARTITIONS
 
 
 DENSER = [f"m={postgres.HNSW_M}", f"ef_construction={postgres.HNSW_EF_CONSTRUCTION}"]
@@ -67,6 +68,30 @@ def hnsw_options(store: PostgresIndex) -> list[list[str]]:
         "WHERE h.inhparent = 'chunks'::regclass AND am.amname = 'hnsw'"
     ).fetchall()
     return [sorted(row["reloptions"] or [], reverse=True) for row in rows]
+
+
+def hnsw_keys(store: PostgresIndex) -> list[str]:
+    """What each partition's HNSW index is built on, as the server shows it."""
+    rows = store.db.execute(
+        "SELECT pg_get_indexdef(i.indexrelid, 1, true) AS key FROM pg_index i "
+        "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam "
+        "JOIN pg_inherits h ON h.inhrelid = i.indrelid "
+        "WHERE h.inhparent = 'chunks'::regclass AND am.amname = 'hnsw'"
+    ).fetchall()
+    return [row["key"] for row in rows]
+
+
+def test_a_corpus_search_reads_each_partition_by_its_half_precision_index(
+    store: PostgresIndex, sample_filings: dict[str, ParsedFiling]
+) -> None:
+    """The query's cast is the index's expression, so the planner can search by it (here made
+    to: partitions this small it would otherwise read whole)."""
+    parsed = slim(sample_filings["AAPL-2025"])
+    store.write_filing(parsed, unit_vectors(len(parsed.chunks), 0))
+    store.db.execute("SET enable_seqscan = off")
+    plan = "\n".join(store.corpus_search_plan(unit_vectors(1, 9)[0], 10))
+    assert len(re.findall(r"Index Scan using \w+ on chunks_\d+", plan)) == PARTITIONS, plan
+    assert "Seq Scan" not in plan, plan
 
 
 def test_every_key_of_chunks_holds_the_distribution_column(store: PostgresIndex) -> None:
@@ -214,7 +239,8 @@ def test_an_index_written_before_the_partitions_migrates_with_its_rows_and_ids(
         }
         assert "chunks_whole" not in names
         assert "chunks_by_embedding" in names
-        assert hnsw_options(store) == [DENSER] * PARTITIONS  # m004 built it again, denser
+        assert hnsw_options(store) == [DENSER] * PARTITIONS  # m005 built it again, denser
+        assert hnsw_keys(store) == [f"(embedding::halfvec({IDENTITY.dimensions}))"] * PARTITIONS
         store.ensure_embedder(IDENTITY)
         parsed = slim(sample_filings["HD-2024"], 5)
         new_id = store.write_filing(parsed, unit_vectors(5, 7))

@@ -743,9 +743,11 @@ def _postgres_at_scale(scale: dict[str, Any]) -> list[str]:
     partitions = parameters["partitions"]
     connections = parameters.get("search_connections", 1)
     spread = f", searched over {connections} connections at once" if connections > 1 else ""
+    half = " of half-precision vectors" if parameters.get("dtype") == "halfvec" else ""
     return [
         f"PostgreSQL at the same {scale['chunks']:,} chunks (`docs/scale.md`: {partitions} "
-        f"partitions by CIK, an HNSW index each{spread}, {own['disk_mib']:,.0f} MiB of indexes "
+        f"partitions by CIK, an HNSW index each{half}{spread}, {own['disk_mib']:,.0f} MiB of "
+        "indexes "
         f"built in {own['build_s']:,.0f} s): at the store's own ef_search ({store_own}) P50 "
         f"{own['p50_ms']:.1f} ms with recall@10 {own['recall_at_10']:.3f}; {reached}."
         + _one_connection(scale["stores"], store_own, own)

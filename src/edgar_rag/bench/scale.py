@@ -36,13 +36,13 @@ from edgar_rag.index.postgres import (
     CHUNK_TYPES,
     EF_SEARCH,
     HNSW_EF_CONSTRUCTION,
-    HNSW_INDEX,
     HNSW_M,
     PARTITIONS,
     SEARCH_CONNECTIONS,
     PostgresIndex,
     chunk_cik,
     copy_rows,
+    hnsw_index,
 )
 from edgar_rag.index.sqlite import GRAPH_MIN_CHUNKS, SqliteIndex
 from edgar_rag.markdown import table
@@ -143,6 +143,7 @@ def measure_scale(
             "ef_searches_measured": list(EF_SEARCHES),
             "m": HNSW_M,
             "ef_construction": HNSW_EF_CONSTRUCTION,
+            "dtype": "halfvec",
             "maintenance_work_mem": PG_BUILD_MEMORY,
         },
         "stores": stores,
@@ -398,7 +399,7 @@ class _PgSearch:
                 self._copy_chunks(source, ciks)
             pg.execute(f"SET maintenance_work_mem = '{PG_BUILD_MEMORY}'")
             pg.execute("SET max_parallel_maintenance_workers = 1")  # two cores: one helper
-            pg.execute(HNSW_INDEX)
+            pg.execute(hnsw_index(identity.dimensions))
             pg.execute("ANALYZE chunks")
         else:  # open: the indexes read into the buffer cache, as the graph's open loads its file
             self._prewarm()
@@ -516,6 +517,7 @@ def render(report: dict[str, Any]) -> str:
             f"{row['p95_ms']:.2f}",
             f"{row['recall_at_10']:.3f}",
             f"{row['query_rss_mib']:.0f}",
+            f"{row['query_pss_mib']:.0f}" if "query_pss_mib" in row else "",
             f"{row['query_s']:.1f}",
             f"{row['build_s']:.0f}",
             f"{row['build_rss_mib']:.0f}",
@@ -548,13 +550,14 @@ def render(report: dict[str, Any]) -> str:
                     "P95 ms",
                     "recall@10",
                     "query RSS MiB",
+                    "query PSS MiB",
                     "open s",
                     "build s",
                     "build RSS MiB",
                     "disk MiB",
                 ],
                 rows,
-                align="l" + "r" * 8,
+                align="l" + "r" * 9,
             ),
             "",
             "- *graph*: the HNSW graph (usearch) beside the SQLite file, the store's corpus-wide "
@@ -594,18 +597,26 @@ def _postgres_note(report: dict[str, Any]) -> list[str]:
         "- *postgres*: the PostgreSQL store (pgvector) on a server on this machine"
         + (f" (shared_buffers {cache}, which holds the indexes)" if cache else "")
         + f": the chunks table hash-partitioned by CIK into {parameters['partitions']} "
-        f"partitions, one HNSW index each (m {parameters['m']}, ef_construction "
-        f"{parameters['ef_construction']}), built once after the rows were copied in "
+        f"partitions, one HNSW index each ({_pg_vectors(parameters)}m {parameters['m']}, "
+        f"ef_construction {parameters['ef_construction']}), built once after the rows were "
+        "copied in "
         f"(maintenance_work_mem {parameters['maintenance_work_mem']}, one parallel worker). "
         f"A corpus-wide search spreads the partitions over {connections} connections that "
-        "search at once (one query each, for every partition's nearest) and merges the hits "
-        "by distance; a row marked *1 connection* searches them one after another. Each row "
-        f"is a new query process with `hnsw.ef_search` as it says (the store's own: "
+        "search at once (one query each, for every partition's nearest, its distance from the "
+        "float32 column) and merges the hits by distance; a row marked *1 connection* "
+        "searches them one after another. Each row is a new query process with "
+        "`hnsw.ef_search` as it says (the store's own: "
         f"{parameters['ef_search']}); *open s* reads the HNSW indexes into the buffer cache "
         "(`pg_prewarm`). Its RSS columns add to the client's the peak RSS of the server "
         "processes that ran the queries (each counts the cached index pages it read, so a "
-        "page both read counts twice) or the build; the disk column is the HNSW indexes alone.",
+        "page both read counts twice) or the build; *query PSS MiB* shares each such page out "
+        "among the processes that mapped it, so it counts once at most. The disk column is the "
+        "HNSW indexes alone.",
     ]
+
+
+def _pg_vectors(parameters: dict[str, Any]) -> str:
+    return "of half-precision vectors (`halfvec`), " if parameters.get("dtype") == "halfvec" else ""
 
 
 def _verdict(stores: dict[str, Any], expansion: int) -> list[str]:

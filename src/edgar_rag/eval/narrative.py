@@ -577,8 +577,7 @@ def narrative_page() -> str | None:
     runs = [json.loads(path.read_text(encoding="utf-8")) for path in paths if path.exists()]
     windows = [
         json.loads(path.read_text(encoding="utf-8"))
-        for pattern in ("window-*/run-*.json", "passages-*/run-*.json")
-        for path in sorted(QUESTIONS.parent.glob(pattern))
+        for path in sorted(QUESTIONS.parent.glob("*/run-*.json"))
     ]
     return render_narrative(runs, windows) if runs else None
 
