@@ -96,9 +96,14 @@ def _replies() -> list[Reply]:
         cite(CYBER, "Apple's cybersecurity program is led by its Head of Corporate Information "
              "Security [{marker}]."),
         refuse,
-        refuse,
+        refuse,  # n04, a prose question, is asked again; its passages print no headcount:
+        "Apple had approximately 166,000 employees [1].",
         cite(CYBER, "Apple's Head of Corporate Information Security leads it [{marker}]."),
     ]  # fmt: skip
+
+
+def _refusals(count: int) -> list[Reply]:
+    return [lambda prompt: prompt.refusal_token] * count
 
 
 def test_an_answer_is_correct_when_it_cites_the_phrase_and_states_the_figure(
@@ -115,6 +120,7 @@ def test_an_answer_is_correct_when_it_cites_the_phrase_and_states_the_figure(
     assert by_id["n02"].correct, by_id["n02"]
     assert (by_id["n03"].kind, by_id["n03"].outcome) == ("decline", "model_declined")
     assert (by_id["n04"].outcome, by_id["n04"].correct) == ("model_declined", False)
+    assert [r.id for r in records if r.second_look] == ["n04"]  # a figure lookup's "no" stands
     assert all(record.phrase_in_prompt for record in (by_id["n01"], by_id["n02"]))
     assert (by_id["n05"].scope, by_id["n05"].correct) == ("corpus", True), by_id["n05"]
 
@@ -152,7 +158,9 @@ def test_a_recorded_tape_replays_the_same_run_with_no_model(
     index: SqliteIndex, tmp_path: Path
 ) -> None:
     tape = tmp_path / "tape-dev.jsonl"
-    recording = TapeGenerator(ScriptedGenerator(_replies()), tape, "record")
+    # A stopped clock: a replayed record tells a replay by the recording's seconds, which a
+    # scripted reply on a busy machine could make more than nothing.
+    recording = TapeGenerator(ScriptedGenerator(_replies()), tape, "record", clock=lambda: 0.0)
     recorded = answer_narrative(_answerer(index, recording), index, QUESTIONS, "dev")
     replaying = TapeGenerator(None, tape, "replay")
     replayed = answer_narrative(_answerer(index, replaying), index, QUESTIONS, "dev")
@@ -174,7 +182,7 @@ def test_a_narrower_window_is_an_arm_of_the_page_and_can_cut_the_phrase_out_of_v
     default = answer_narrative(
         _answerer(index, ScriptedGenerator(_replies())), index, QUESTIONS, "dev"
     )
-    refusing = ScriptedGenerator([lambda prompt: prompt.refusal_token] * len(QUESTIONS))
+    refusing = ScriptedGenerator(_refusals(2 * len(QUESTIONS)))  # each may be asked again
     narrow = answer_narrative(
         _answerer(index, refusing, AnswerSettings(narrative_passage_chars=40)),
         index,
@@ -187,7 +195,7 @@ def test_a_narrower_window_is_an_arm_of_the_page_and_can_cut_the_phrase_out_of_v
     )
     in_view = [sum(r["phrase_in_prompt"] for r in run["records"]) for run in (default, narrow)]
     assert in_view[1] == 0 < in_view[0]  # no phrase fits in 40 characters
-    refusing = ScriptedGenerator([lambda prompt: prompt.refusal_token] * len(QUESTIONS))
+    refusing = ScriptedGenerator(_refusals(2 * len(QUESTIONS)))  # each may be asked again
     fewer = answer_narrative(
         _answerer(index, refusing, AnswerSettings(narrative_passages=1)), index, QUESTIONS, "dev"
     )
@@ -225,7 +233,7 @@ def test_an_interrupted_run_resumes_from_its_partial_file(
     model = ScriptedGenerator(_replies()[2:])
     again = run_narrative(_answerer(index, model), index, QUESTIONS, "dev", partial)
     assert [asdict(r) for r in again[:2]] == [asdict(r) for r in first]
-    assert len(model.prompts) == len(QUESTIONS) - 2
+    assert len(model.prompts) == len(QUESTIONS) - 2 + 1  # n04 is asked again
     assert len(partial.read_text(encoding="utf-8").splitlines()) == len(QUESTIONS)
     assert json.loads(partial.read_text(encoding="utf-8").splitlines()[0])["id"] == "n01"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.answerer import SECOND_LOOK_NOTE, Answerer
 from edgar_rag.answer.premise import (
     FilingWords,
     says_nothing_of,
@@ -18,13 +18,14 @@ from edgar_rag.answer.premise import (
     topic_words,
     unsaid_topic,
 )
-from edgar_rag.domain import ParsedFiling, Prompt, Reason
+from edgar_rag.domain import ParsedFiling, Prompt, Reason, Response
 from edgar_rag.index.embedders import HashingEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.reading import read_question
-from fakes import ScriptedGenerator, scripted_answerer
+from edgar_rag.retrieve.search import Searcher
+from fakes import ScriptedGenerator, marker_of, scripted_answerer
 
 
 @pytest.fixture(scope="module")
@@ -202,3 +203,78 @@ def test_the_answerer_reads_the_filings_for_the_unsaid_topic(index: SqliteIndex)
     assert corpus.unsaid == ("cryptocurrency",)  # none of the filings its passages come from
     taxes = answerer.prepare("How are income taxes accounted for?", index.resolve_scope())
     assert taxes.unsaid == ()
+
+
+def _asked_again(
+    index: SqliteIndex,
+    embedder: OnnxMiniLMEmbedder,
+    question: str,
+    needle: str,
+    first: Callable[[Prompt], str] = lambda prompt: prompt.refusal_token,
+) -> tuple[Response, ScriptedGenerator]:
+    """``question`` of Apple's filing, where the model declines first, then quotes the sentence
+    of the passage holding ``needle``. The passages are searched by the hashing embedder the
+    index was built with; the real one then tells the question's topic words from its framing."""
+
+    def quote(prompt: Prompt) -> str:
+        marker = marker_of(prompt, needle)
+        body = prompt.messages[-1].content.split(f"[{marker}] ", 1)[1].split("\n\n[", 1)[0]
+        sentence = next(s for s in re.split(r"(?<=\.)\s+", body) if needle in s)
+        return f"{sentence.rstrip('.')} [{marker}]."
+
+    model = ScriptedGenerator([first, quote])
+    answerer = scripted_answerer(index, model)
+    prepared = answerer.prepare(question, index.resolve_scope(ticker="AAPL", fiscal_year=2025))
+    answerer.searcher = Searcher(index, embedder)
+    return answerer.conclude(prepared, answerer.reply(prepared), "none"), model
+
+
+@pytest.mark.parametrize(
+    "declining",
+    [lambda prompt: prompt.refusal_token, lambda prompt: "NOANSWER"],
+    ids=["the token", "the refusal word alone"],
+)
+def test_a_prose_question_the_model_declines_is_asked_again_without_the_refusal(
+    index: SqliteIndex, embedder: OnnxMiniLMEmbedder, declining: Callable[[Prompt], str]
+) -> None:
+    response, model = _asked_again(
+        index,
+        embedder,
+        "How competitive are the markets for Apple's products and services?",
+        "highly competitive",
+        declining,
+    )
+    first, again = model.prompts
+    offer = f"If the passages do not contain the answer, reply exactly: {first.refusal_token}\n"
+    assert offer in first.messages[0].content
+    assert again.messages[0].content == first.messages[0].content.replace(offer, "")
+    assert response.reason is None, response.detail
+    assert response.detail is not None
+    assert SECOND_LOOK_NOTE in response.detail
+    assert response.text is not None
+    assert "highly competitive" in response.text
+    assert response.prompt_tokens == 200  # both replies' tokens
+
+
+def test_a_second_look_from_passages_that_leave_the_topic_unsaid_stays_declined(
+    index: SqliteIndex, embedder: OnnxMiniLMEmbedder
+) -> None:
+    """Asked again, a model answers a question no passage answers from a passage on another
+    subject: one that never says "lumber" or "futures"."""
+    response, _ = _asked_again(
+        index, embedder, "How well do Apple's lumber futures hedges offset its risk?", "hedg"
+    )
+    assert response.reason is Reason.MODEL_DECLINED
+    assert response.detail is not None
+    assert response.detail.startswith(
+        "the model found no answer in the passages; asked again, its answer was not kept: the "
+        'passages it cites never say "lumber"'
+    ), response.detail
+
+
+def test_a_figure_lookup_the_model_declines_is_not_asked_again(index: SqliteIndex) -> None:
+    model = ScriptedGenerator([lambda prompt: prompt.refusal_token])
+    scope = index.resolve_scope(ticker="AAPL", fiscal_year=2025)
+    response = scripted_answerer(index, model).answer("What were Apple's total net sales?", scope)
+    assert response.reason is Reason.MODEL_DECLINED
+    assert len(model.prompts) == 1

@@ -252,3 +252,15 @@ def test_a_window_is_always_an_exact_span_within_budget(
         window = choose(text, read_question(question), budget)
         assert text[window.start : window.end] == window.text
         assert len(window.text) <= max(budget, 0) or len(text) <= budget
+
+
+def test_the_prompt_asked_again_offers_no_refusal_and_keeps_the_rest() -> None:
+    passages = [PromptPassage(1, "Item 1A, Risk Factors", "The markets are highly competitive.")]
+    offered = build_prompt("How competitive?", passages, "NOANSWERBCDFGH", None)
+    again = build_prompt("How competitive?", passages, "NOANSWERBCDFGH", None, offer_refusal=False)
+    assert "NOANSWERBCDFGH" in offered.messages[0].content
+    assert "NOANSWERBCDFGH" not in again.messages[0].content
+    assert again.refusal_token == offered.refusal_token
+    assert again.messages[0].content == offered.messages[0].content.replace(
+        "If the passages do not contain the answer, reply exactly: NOANSWERBCDFGH\n", ""
+    )

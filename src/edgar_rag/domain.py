@@ -392,6 +392,9 @@ class Generation:
     verbatim: bool = False
     """The text is the prompt's passages themselves, written by no model: each is cited, and
     there is nothing to verify (the echo generator, which runs the pipeline bare)."""
+    second_look: bool = False
+    """The reply to a narrative question asked again, without the option to decline, after the
+    model found no answer (its tokens and seconds are both replies')."""
 
 
 class Generator(Protocol):

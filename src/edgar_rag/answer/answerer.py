@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from edgar_rag.answer.computed import Computed, ComputedAnswers, Uncomputable
 from edgar_rag.answer.context import Window, best_prose_window, best_window, paragraph_before
@@ -64,6 +65,7 @@ from edgar_rag.question.reading import (
     read_question,
     sets_against,
 )
+from edgar_rag.question.words import prose_stems
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_of_day, parse_day
 
@@ -82,6 +84,19 @@ MENDED_NOTE = (
 as its cited sentence."""
 ECHO_NOTE = "the model's reply opened with an echo of this request's refusal token, left out"
 """Begins the detail of an answer whose first word only echoed the sentinel it was shown."""
+SECOND_LOOK_NOTE = (
+    "the model first found no answer; asked again to answer from the same passages, it gave this"
+)
+"""Notes an answer the model gave on a second look (``Answerer.reply``)."""
+SECOND_LOOK_UNSAID = 1
+"""How many of the question's topic words a second look's cited passages may leave unsaid.
+Asked again, a 1.5B model answers narrative questions it wrongly declined, quoting the passage
+that answers them ("BDS faces strong competition primarily from Lockheed Martin ..." for Boeing's
+defense rivals); it also answers questions no passage answers, from a passage on another
+subject, which leaves several of the question's topic words unsaid ("lumber", "futures",
+"hedges"; "benefit", "pension", "funded"). Tried on the narrative dev split, the answers that
+were right left 0 or 1 unsaid and those to unanswerable questions 2 or 3; the eval split then
+gained 4 correct answers and no false one (docs/narrative.md, Second looks)."""
 CUT_NOTE = (
     "the model's reply reached its token limit mid-sentence; the unfinished sentence is left out"
 )
@@ -110,6 +125,9 @@ class AnswerSettings:
     passage-window table)."""
     narrow_to_named_company: bool = True
     """Ask a corpus-wide question that names one company of that company's filing."""
+    second_look: bool = True
+    """Ask a narrative question again, without the option to decline, when the model finds no
+    answer (``Answerer.reply``)."""
 
 
 def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
@@ -158,6 +176,10 @@ class Prepared:
     """The words naming the question's topic that its filing never says ("cryptocurrency"): an
     answer saying one says what the filing does not (``premise``). A question asked of the
     whole corpus is read against the filings of the passages it was given."""
+    second_look: Prompt | None = None
+    """The prompt without its refusal clause, asked when the model finds no answer to a
+    narrative question (``Answerer.reply``); None for a figure lookup or computation, whose
+    refusal stands."""
 
 
 @dataclass(slots=True)
@@ -195,7 +217,7 @@ class Answerer:
             return settled
         gate_score = prepared.best if "cosine" in gate_name else None
         started = time.perf_counter()
-        generation = self.generate(prepared.prompt, on_token)
+        generation = self.reply(prepared, on_token)
         prepared.timings["generate"] = _ms_since(started)
         return self.conclude(prepared, generation, gate_name, gate_score)
 
@@ -225,6 +247,29 @@ class Answerer:
         if on_token is not None and isinstance(self.generator, StreamingGenerator):
             return self.generator.stream(prompt, on_token)
         return self.generator.generate(prompt)
+
+    def reply(self, prepared: Prepared, on_token: TokenSink | None = None) -> Generation:
+        """The model's reply to the prepared prompt, or, where it found no answer to a narrative
+        question (its refusal token, or the refusal word in another spelling), its reply to the
+        same passages asked again without the option to decline (``Prepared.second_look``;
+        ``conclude`` holds that reply to ``SECOND_LOOK_UNSAID``). The second reply is not
+        streamed: the first, the refusal, already was."""
+        first = self.generate(prepared.prompt, on_token)
+        again = prepared.second_look
+        declined = is_refusal(first.text, prepared.prompt.refusal_token) or carries_refusal_word(
+            first.text
+        )
+        if again is None or not declined:
+            return first
+        second = self.generate(again)
+        return replace(
+            second,
+            prompt_tokens=first.prompt_tokens + second.prompt_tokens,
+            completion_tokens=first.completion_tokens + second.completion_tokens,
+            replayed=first.replayed and second.replayed,
+            recorded_s=first.recorded_s + second.recorded_s,
+            second_look=True,
+        )
 
     def prepare(self, text: str, scope: Scope) -> Prepared:
         """Read the question (once: every later stage takes what is read here), search, then
@@ -266,7 +311,8 @@ class Answerer:
             chars = settings.passage_chars
             windows = [best_window(h.passage.chunk.text, question, chars) for h in given]
         token = self.draw_token(text + "\x00" + "\x00".join(str(h.passage.chunk_id) for h in given))
-        prompt = build_prompt(
+        ask = partial(
+            build_prompt,
             text,
             [
                 PromptPassage(marker, _heading(hit, scope), window.text)
@@ -278,6 +324,13 @@ class Answerer:
             instruction=NARRATIVE_INSTRUCTION if prose else INSTRUCTION,
             question_first=searched_as.kind is Kind.NARRATIVE,
         )
+        prompt = ask()
+        # A question asking what the filing says is asked again; a figure lookup or computation
+        # code could not plan is not: asked again, the model states a figure some passage
+        # prints for whatever else it counts ("$18,200 million in stock buybacks" for Boeing,
+        # which bought back none).
+        again = question.kind is Kind.NARRATIVE and self.settings.second_look
+        second_look = ask(offer_refusal=False) if again else None
         best = max((h.cosine for h in hits), default=None)
         company = scope.filing.company if scope.filing is not None else None
         topic = topic_words(question, company)
@@ -290,7 +343,31 @@ class Answerer:
                 said = frozenset().union(*(self.filing_words(f) for f in dict.fromkeys(read)))
                 unsaid = unsaid_topic(question, said, self.searcher.embedder.embed, company)
         return Prepared(
-            question, scope, hits, given, windows, prompt, best, timings, planned, topic, unsaid
+            question, scope, hits, given, windows, prompt, best, timings, planned, topic, unsaid,
+            second_look,
+        )  # fmt: skip
+
+    def _second_look_kept(
+        self, verdict: Verdict, prepared: Prepared, passages: Mapping[int, str]
+    ) -> Verdict:
+        """``verdict`` on a second look's answer, declined where the model's first "no answer"
+        stands: the filing never says a word naming the question's topic, or the passages the
+        answer cites leave more than ``SECOND_LOOK_UNSAID`` of them unsaid."""
+        question, filing = prepared.question, prepared.scope.filing
+        if prepared.unsaid:
+            problem = f"the filing never mentions {_quoted(prepared.unsaid)}"
+        else:
+            cited_words = frozenset().union(*(prose_stems(passages[m]) for m in verdict.cited))
+            company = filing.company if filing is not None else None
+            left = unsaid_topic(question, cited_words, self.searcher.embedder.embed, company)
+            if len(left) <= SECOND_LOOK_UNSAID:
+                return verdict
+            problem = f"the passages it cites never say {_quoted(left)}"
+        return replace(
+            verdict,
+            ok=False,
+            reason=Reason.MODEL_DECLINED,
+            detail=f"{problem}, which the question asks about",
         )
 
     def narrow(self, question: Question, scope: Scope) -> Scope:
@@ -381,6 +458,7 @@ class Answerer:
             generation.completion_tokens,
         )
         decline.replayed = generation.replayed
+        decline.second_look = generation.second_look
         if is_refusal(generation.text, prepared.prompt.refusal_token):
             return decline(Reason.MODEL_DECLINED, "the model found no answer in the passages")
         if carries_refusal_word(generation.text):
@@ -468,6 +546,8 @@ class Answerer:
                     + "): it answers another question"
                 ),
             )
+        if verdict.ok and generation.second_look:
+            verdict = self._second_look_kept(verdict, prepared, passages)
         timings["verify"] = _ms_since(started)
         if not verdict.ok:
             return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)
@@ -475,7 +555,15 @@ class Answerer:
             verdict.text.strip(),
             _citations(prepared, verdict.cited),
             None,
-            _answer_note(asked, filing, verdict, mended=mended, echoed=echoed, cut=cut),
+            _answer_note(
+                asked,
+                filing,
+                verdict,
+                mended=mended,
+                echoed=echoed,
+                cut=cut,
+                second_look=generation.second_look,
+            ),
             gate_score,
         )
 
@@ -489,10 +577,18 @@ class _Decliner:
     timings: dict[str, float]
     generation: tuple[str, int, int] = ("none", 0, 0)
     replayed: bool = False
+    second_look: bool = False
+    """The model's answer is a second look: any decline of it is the model's first one."""
 
     def __call__(
         self, reason: Reason, detail: str | None, gate_score: float | None = None
     ) -> Response:
+        if self.second_look:
+            reason, detail = (
+                Reason.MODEL_DECLINED,
+                f"the model found no answer in the passages; asked again, its answer was not "
+                f"kept: {detail}",
+            )
         return self.respond(None, (), reason, detail, gate_score)
 
     def respond(
@@ -598,8 +694,10 @@ def _answer_note(
     mended: bool = False,
     echoed: bool = False,
     cut: bool = False,
+    second_look: bool = False,
 ) -> str | None:
-    notes = [ECHO_NOTE] if echoed else []
+    notes = [SECOND_LOOK_NOTE] if second_look else []
+    notes += [ECHO_NOTE] if echoed else []
     notes += [CUT_NOTE] if cut else []
     notes += [MENDED_NOTE] if mended else []
     notes += [

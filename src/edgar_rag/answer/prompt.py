@@ -104,6 +104,7 @@ def build_prompt(
     instruction: str = INSTRUCTION,
     *,
     question_first: bool = False,
+    offer_refusal: bool = True,
 ) -> Prompt:
     """One user message: the fixed preamble, the passages, the refusal token, the question and
     the instruction. The refusal clause comes before the question: placed last, it drew the
@@ -115,7 +116,11 @@ def build_prompt(
     long prose windows knowing what it looks for: on a 64-question narrative sample that
     answered 6 more correctly and lost none. A figure lookup's short table rows do not need it,
     and there it made the model's answers longer and less often verified (the golden dev split
-    lost 3 of 65 correct answers)."""
+    lost 3 of 65 correct answers).
+
+    Without ``offer_refusal`` the refusal clause is left out: the prompt a narrative question is
+    asked again with once the model found no answer (``Answerer.reply``); the token stays on
+    the prompt, so a reply that still spells the refusal word is no answer."""
     blocks = []
     for passage in passages:
         body = sanitise_passage(passage.text, refusal_token)
@@ -128,7 +133,11 @@ def build_prompt(
         f"{PREAMBLE}\n\n{first}Passages{about}:\n<passages>\n"
         + "\n\n".join(blocks)
         + "\n</passages>\n\n"
-        + f"If the passages do not contain the answer, reply exactly: {refusal_token}\n"
+        + (
+            f"If the passages do not contain the answer, reply exactly: {refusal_token}\n"
+            if offer_refusal
+            else ""
+        )
         + f"Question: {asked}\n"
         + instruction
     )

@@ -20,7 +20,7 @@ from edgar_rag.answer.answerer import RECITED_NOTE, TRIMMED_NOTE, Answerer, Prep
 from edgar_rag.answer.gates import apply_gate, cross_fit_thresholds
 from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
 from edgar_rag.answer.tapes import NotRecorded
-from edgar_rag.domain import FilingMeta, Generation, Prompt, Reason, Response
+from edgar_rag.domain import FilingMeta, Generation, Reason, Response
 from edgar_rag.eval.golden import (
     GoldenQuestion,
     golden_questions,
@@ -130,7 +130,7 @@ def run_split(
             response = loose = unmetered = bare = computed
             seconds = time.perf_counter() - started
         else:
-            generation = _generate(answerer, prepared.prompt, question)
+            generation = _generate(answerer, prepared, question)
             seconds = generation.recorded_s or time.perf_counter() - started
             response = answerer.conclude(prepared, generation, "none")
             loose = answerer.conclude(prepared, generation, "none", check_periods=False)
@@ -175,9 +175,9 @@ def run_split(
     return records
 
 
-def _generate(answerer: Answerer, prompt: Prompt, question: GoldenQuestion) -> Generation:
+def _generate(answerer: Answerer, prepared: Prepared, question: GoldenQuestion) -> Generation:
     try:
-        return answerer.generator.generate(prompt)
+        return answerer.reply(prepared)
     except NotRecorded as exc:
         raise NotRecorded(
             f"question {question.id} ({question.question!r}) was not recorded: its prompt "

@@ -139,6 +139,9 @@ class NarrativeRecord:
     prompt_tokens: int
     replayed: bool = False
     computed: bool = False
+    second_look: bool = False
+    """The model found no answer and was asked again (``Answerer.reply``): the outcome is of
+    that second reply."""
 
 
 def _flat(text: str) -> str:
@@ -249,6 +252,7 @@ def run_narrative(
                 prompt_tokens=generation.prompt_tokens if generation else 0,
                 replayed=bool(generation and generation.replayed and not generation.recorded_s),
                 computed=generation is None,
+                second_look=bool(generation and generation.second_look),
             )
         )  # fmt: skip
         if partial is not None:
@@ -259,7 +263,7 @@ def run_narrative(
 
 def _generate(answerer: Answerer, prepared: Prepared, question: NarrativeQuestion) -> Generation:
     try:
-        return answerer.generator.generate(prepared.prompt)
+        return answerer.reply(prepared)
     except NotRecorded as exc:
         raise NotRecorded(
             f"narrative question {question.id} ({question.question!r}) was not recorded: its "
@@ -440,6 +444,35 @@ def _reasons(run: dict[str, Any]) -> list[str]:
     return table(["why an answerable question was not correct (arm none)", "n"], rows, "lr")
 
 
+def _second_looks(run: dict[str, Any]) -> list[str]:
+    """What the questions the model first found no answer to became when asked again."""
+    again = [r for r in run["records"] if r.get("second_look")]
+    if not again:
+        return []
+    answerable = [r for r in again if r["kind"] != "decline"]
+    rows = [
+        ["asked again", str(len(again))],
+        ["answered", str(sum(r["outcome"] == "answered" for r in again))],
+        [
+            "answerable, now correct",
+            f"{sum(r['correct'] for r in answerable)} of {len(answerable)}",
+        ],
+        [
+            "unanswerable, now answered (false)",
+            f"{sum(r['outcome'] == 'answered' for r in again if r['kind'] == 'decline')} of "
+            f"{len(again) - len(answerable)}",
+        ],
+    ]
+    return [
+        "Second looks: the questions the model first found no answer to, asked again without "
+        "the option to decline (a reply whose cited passages leave more than one of the "
+        "question's topic words unsaid stays declined):",
+        "",
+        *table(["second look", "n"], rows, "lr"),
+        "",
+    ]
+
+
 def _miss(record: dict[str, Any]) -> str:
     unseen = "" if record["phrase_in_prompt"] else " (the phrase not in the prompt)"
     if record["outcome"] != "answered":
@@ -508,6 +541,7 @@ def render_narrative(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str,
             "",
             *_reasons(run),
             "",
+            *_second_looks(run),
         ]
     if len(runs) > 1:
         lines += ["## Dev/eval gap (arm none)", "", *_gap(runs), ""]
