@@ -256,10 +256,7 @@ class Answerer:
         streamed: the first, the refusal, already was."""
         first = self.generate(prepared.prompt, on_token)
         again = prepared.second_look
-        declined = is_refusal(first.text, prepared.prompt.refusal_token) or carries_refusal_word(
-            first.text
-        )
-        if again is None or not declined:
+        if again is None or not carries_refusal_word(first.text):  # the token spells it too
             return first
         second = self.generate(again)
         return replace(
