@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test browser docs-check bench bench-cli bench-install bench-embedders bench-load bench-model bench-scale corpus items retrieval computed answering narrative eval result eval-ci eval-baseline demo clean
+.PHONY: setup lock check lint test browser docs-check bench bench-cli bench-install bench-embedders bench-load bench-model bench-scale corpus items retrieval computed asks answering narrative eval result eval-ci eval-baseline demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -138,6 +138,13 @@ retrieval: build/corpus.db
 computed: build/corpus.db
 	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval computed \
 	  --index build/corpus.db --out docs/computed.json
+
+# The hand-written analyst questions (data/asks/) through the whole answer path, strictly scored
+# against their hand-computed gold (docs/asks.*). --no-model: a question code leaves to the
+# model counts as declined, so the page measures what code answers and declines.
+asks: build/corpus.db
+	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval asks --no-model \
+	  --out docs/asks.json
 
 # One generation per dev-split golden question with the local model, recorded on a tape.
 answering: build/corpus.db

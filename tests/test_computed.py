@@ -13,7 +13,7 @@ import pytest
 from edgar_rag.answer.answerer import COMPUTED, Answerer, AnswerSettings
 from edgar_rag.answer.computed import ComputedAnswers, display_company
 from edgar_rag.answer.prompt import INSTRUCTION, NARRATIVE_INSTRUCTION, draw_refusal_token
-from edgar_rag.domain import Hit, Prompt, Reason, Response, Scope
+from edgar_rag.domain import Generation, Hit, Prompt, Reason, Response, Scope
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
@@ -84,7 +84,9 @@ def test_a_margin_is_computed_from_cited_operands(index: SqliteIndex) -> None:
     response = ask(index, "What was Home Depot's gross margin in fiscal 2024?", "HD", 2024)
     assert response.reason is None, response.detail
     assert response.text is not None
-    assert response.text.startswith("Home Depot's gross margin was 33.4% in fiscal 2024: ")
+    assert response.text.startswith(
+        "Home Depot's gross margin was 33.4% in fiscal 2024, computed as gross profit / revenue:\n"
+    )
     calculation = AskResponse.of(response).model_dump(mode="json")["calculation"]
     assert calculation["formula"] == "gross_profit / revenue"
     assert calculation["result"] == "33.4"
@@ -256,9 +258,11 @@ def test_two_companies_are_compared_each_in_its_own_filing(index: SqliteIndex) -
     response = answerer.answer("Compare Apple's and Home Depot's gross margin", Scope())
     assert response.reason is None, response.detail
     assert response.text is not None
-    apple, home_depot = response.text.split("; ")
-    assert apple.startswith("Apple's gross margin was 46.9% in fiscal 2025: ")
-    assert home_depot.startswith("Home Depot's gross margin was 33.4% in fiscal 2024: ")
+    heads = [line for line in response.text.splitlines() if not line.startswith("- ")]
+    assert heads == [
+        "Apple's gross margin was 46.9% in fiscal 2025, computed as gross profit / revenue:",
+        "Home Depot's gross margin was 33.4% in fiscal 2024, computed as gross profit / revenue:",
+    ]
     body = AskResponse.of(response).model_dump(mode="json")
     assert [part["result"] for part in body["comparison"]] == ["46.9", "33.4"]
     tickers = {c.marker: c.filing.ticker for c in response.citations}
@@ -274,10 +278,14 @@ def test_two_years_of_one_company_are_compared_with_the_change(index: SqliteInde
     response = ask(index, "Compare Apple's net income in fiscal 2024 and fiscal 2025", "AAPL", 2025)
     assert response.reason is None, response.detail
     assert response.text is not None
-    latest, earlier, change = response.text.rstrip(".").split("; ")
-    assert latest == "Apple's net income was $112,010 million in fiscal 2025 [1]"
-    assert earlier == "Apple's net income was $93,736 million in fiscal 2024 [1]"
-    assert change.startswith("Apple's change in net income from fiscal 2024 was $18,274 million")
+    latest, earlier, change, *operands = response.text.splitlines()
+    assert latest == "Apple's net income was $112,010 million in fiscal 2025 [1]."
+    assert earlier == "Apple's net income was $93,736 million in fiscal 2024 [1]."
+    assert change == "Apple's net income rose by $18,274 million from fiscal 2024 to fiscal 2025:"
+    assert operands == [
+        "- net income, fiscal 2025: $112,010 million [1]",
+        "- net income, fiscal 2024: $93,736 million [1].",
+    ]
     body = AskResponse.of(response).model_dump(mode="json")
     assert [part["fiscal_year"] for part in body["comparison"]] == [2025, 2024]
     assert body["calculation"]["result"] == "18274"
@@ -356,3 +364,79 @@ def test_a_model_answer_stating_another_years_margin_is_declined(index: SqliteIn
         whole = WHOLE_PASSAGES
         response = ask(index, question, "AAPL", 2025, model, whole)
         assert response.reason is reason, (stated, response.detail)
+
+
+class Refusing:
+    """A model that finds no answer: it replies with the request's refusal token."""
+
+    name = "refusing"
+
+    def generate(self, prompt: Prompt) -> Generation:
+        return Generation(text=prompt.refusal_token, model=self.name)
+
+
+def _corpus_answerer(index: SqliteIndex) -> Answerer:
+    return Answerer(
+        searcher=Searcher(index, HashingEmbedder()),
+        generator=NoModel(),  # type: ignore[arg-type]
+        draw_token=lambda request: draw_refusal_token(b"test", request),
+        directory=CompanyDirectory.from_edgartools(
+            [(s.company, s.ticker, s.cik) for s in index.filings()]
+        ),
+        computed=ComputedAnswers(index, load_library()),
+    )
+
+
+def test_a_year_a_later_filing_reports_is_answered_from_it_with_no_scope(
+    index: SqliteIndex,
+) -> None:
+    """Apple's fiscal 2023 sales are a comparative column of its fiscal 2025 10-K."""
+    response = _corpus_answerer(index).answer("What was Apple's revenue in fiscal 2023?", Scope())
+    assert response.reason is None, response.detail
+    assert response.text is not None
+    assert "$383,285 million in fiscal 2023" in response.text
+
+
+def test_a_year_no_filing_reports_and_a_company_not_indexed_decline_before_any_model(
+    index: SqliteIndex,
+) -> None:
+    answerer = _corpus_answerer(index)
+    early = answerer.answer("What was Apple's revenue in fiscal 2015?", Scope())
+    assert early.reason is Reason.OUT_OF_PERIOD
+    other = answerer.answer("What was Microsoft's revenue in fiscal 2024?", Scope())
+    assert other.reason is Reason.OUT_OF_SCOPE
+    assert "not indexed" in (other.detail or "")
+
+
+def test_a_premise_the_figures_contradict_is_declined_with_the_fact(index: SqliteIndex) -> None:
+    response = ask(
+        index, "What drove the decline in Apple's net income in fiscal 2025?", "AAPL", 2025
+    )
+    assert response.reason is Reason.FALSE_PREMISE
+    assert "rose from $93,736 million in fiscal 2024 to $112,010 million" in (response.detail or "")
+    raised = ask(index, "Why did Apple cut its dividend in fiscal 2025?", "AAPL", 2025)
+    assert raised.reason is Reason.FALSE_PREMISE
+    profit = ask(index, "What caused Apple's net loss in fiscal 2025?", "AAPL", 2025)
+    assert profit.reason is Reason.FALSE_PREMISE
+    assert "a profit" in (profit.detail or "")
+
+
+def test_a_qualifier_no_plan_answers_is_not_answered_with_the_whole(index: SqliteIndex) -> None:
+    """ "Per square foot" left to the model, which here refuses: never total net sales."""
+    response = ask(
+        index, "What were Apple's net sales per square foot in fiscal 2025?", "AAPL", 2025,
+        model=Refusing(),
+    )  # fmt: skip
+    assert response.abstained
+    assert response.generator != COMPUTED
+
+
+def test_a_percent_change_is_stated_as_one_with_its_direction(index: SqliteIndex) -> None:
+    response = ask(
+        index, "By what percentage did Apple's net income change in fiscal 2025?", "AAPL", 2025
+    )
+    assert response.reason is None, response.detail
+    assert (response.text or "").startswith(
+        "Apple's net income rose 19.5% from fiscal 2024 to fiscal 2025:"
+    )
+    assert (response.calculation or {})["unit"] == "percent"

@@ -179,7 +179,7 @@ def test_a_computed_answer_shows_its_formula_with_each_operand_cited(
         # Two years compared: each year's figure shown with its citation, then the change.
         page.fill("#question", "Compare Apple's net income in fiscal 2024 and fiscal 2025")
         page.click("#ask-button")
-        expect(page.locator("#answer-text")).to_contain_text("change in net income")
+        expect(page.locator("#answer-text")).to_contain_text("net income rose by $18,274 million")
         expect(page.locator("#comparison-0")).to_contain_text("112,010")
         expect(page.locator("#comparison-1")).to_contain_text("93,736")
         expect(page.locator("#calculation tr")).to_have_count(2)

@@ -178,6 +178,20 @@ def computed(index: Path, out: Path, generate: bool) -> None:
 
 
 @evaluations.command()
+@index_option
+@path_option("--out", "docs/asks.json", "The report; its page goes beside it as .md.")
+@click.option(
+    "--no-model", is_flag=True, help="A stand-in that refuses answers instead of the model."
+)
+def asks(index: Path, out: Path, no_model: bool) -> None:
+    """Ask the hand-written analyst questions (data/asks/); write docs/asks.*."""
+    from edgar_rag.config import load_settings  # noqa: PLC0415
+    from edgar_rag.eval import asks as analyst  # noqa: PLC0415
+
+    analyst.measure(index, out, load_settings(), model=not no_model)
+
+
+@evaluations.command()
 @corpus_option
 @index_option
 @embedder_cache_option

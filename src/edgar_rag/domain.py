@@ -359,6 +359,12 @@ class Reason(StrEnum):
     MISSING_FIGURE = "missing_figure"
     """A figure a lookup or computation needs is not reported for the period asked, or the
     formula cannot be computed (it does not parse, divides by zero, mixes units)."""
+    UNSUPPORTED_QUESTION = "unsupported_question"
+    """A part of a figure question (a qualifier, a transform, the arithmetic it writes) that
+    no plan accounts for (before any figure is said); the detail names the part."""
+    FALSE_PREMISE = "false_premise"
+    """What the question takes for granted (growth, a fall, a loss, a dividend cut) is
+    contradicted by the filing's figures (before the model); the detail states the fact."""
 
 
 @dataclass(frozen=True, slots=True)

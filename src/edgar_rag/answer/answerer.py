@@ -385,22 +385,62 @@ class Answerer:
         index = self.searcher.index
         try:
             latest = index.resolve_scope(ticker=tickers[0] if tickers else None, cik=cik)
-            if latest.filing is None:
-                return scope
-            years = asked_fiscal_years(question.text, latest.filing)
-            if len(years) > 1:
-                return scope
-            if not years or latest.filing.fiscal_year in years:
-                return latest
-            return index.resolve_scope(cik=latest.filing.cik, fiscal_year=min(years))
         except NotFoundError:
             return scope
+        if latest.filing is None:
+            return scope
+        years = asked_fiscal_years(question.text, latest.filing)
+        if not years or latest.filing.fiscal_year in years:
+            return latest
+        found = self._filing_reporting(latest, max(years))
+        if found is not None:
+            return found
+        # A figure no filing reports is declined by the latest filing's period guard, naming
+        # the years it reports; prose dated in a year no filing is of stays corpus-wide (the
+        # cover of a 10-K for 2024 says what held in early 2025).
+        return scope if question.kind is Kind.NARRATIVE else latest
+
+    def _filing_reporting(self, latest: Scope, year: int) -> Scope | None:
+        """The company's filing of fiscal ``year``, else its earliest later filing whose
+        statements report that year as a comparative column (Apple's fiscal 2023 revenue is in
+        its 2024 and 2025 10-Ks); None when no indexed filing reports it."""
+        filing = latest.filing
+        assert filing is not None
+        for fiscal_year in range(year, filing.fiscal_year + 1):
+            try:
+                found = self.searcher.index.resolve_scope(cik=filing.cik, fiscal_year=fiscal_year)
+            except NotFoundError:
+                continue
+            if found.filing is not None and year in (
+                found.filing.fiscal_year,
+                *found.filing.years_reported,
+            ):
+                return found
+        return None
+
+    def unindexed_company(self, question: Question, scope: Scope) -> str | None:
+        """Why a corpus-wide question about one company no indexed filing is of is declined
+        (it names a listed company the index holds no 10-K of), else None."""
+        if not scope.corpus_wide or not question.companies or sets_against(question.text):
+            return None
+        first = question.companies[0].companies
+        ciks = {c.cik for c in first if c.cik is not None}
+        if not ciks or len(first) != 1:
+            return None
+        try:
+            self.searcher.index.resolve_scope(cik=next(iter(ciks)))
+        except NotFoundError:
+            return f"the question asks about {first[0].name}, whose 10-K filings are not indexed"
+        return None
 
     def screen(
         self, prepared: Prepared, gate_name: str
     ) -> tuple[Reason, str | None, float | None] | None:
         """A decline decided before the model (company guard, then the gate), or None."""
         filing = prepared.scope.filing
+        unindexed = self.unindexed_company(prepared.question, prepared.scope)
+        if unindexed is not None:
+            return Reason.OUT_OF_SCOPE, unindexed, None
         if filing is not None and self.directory is not None:
             question = prepared.question
             other = company_guard(question.text, question.companies, filing)

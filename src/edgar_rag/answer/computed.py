@@ -27,11 +27,12 @@ from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDe
 from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
 from edgar_rag.figures.formula import Binary, Ref, refs, render, shift
 from edgar_rag.figures.library import MetricLibrary, ResultUnit
-from edgar_rag.figures.plan import ComputationPlan, compute_plan, plan_computation
+from edgar_rag.figures.plan import ComputationPlan, Unplanned, compute_plan, plan_computation
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure
 from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, asks_for_prose
+from edgar_rag.question.request import Premise, Transform, read_request
 from edgar_rag.question.words import COUNTED_AS, lower_words
 from edgar_rag.rules import LEGAL_FORMS, display_name, name_words
 
@@ -87,6 +88,9 @@ class ComputedAnswers:
         """The answer computed for ``question`` in the scoped filing (a comparison: in each
         company's filing it names); None when it is not a figure question the library can plan
         (the model answers it)."""
+        contradicted = self._premise_contradicted(question, scope, header_years)
+        if contradicted is not None:
+            return contradicted
         if asks_for_prose(question.text):
             return None
         if question.kind is Kind.COMPARISON:
@@ -94,11 +98,13 @@ class ComputedAnswers:
         filing, filing_id = scope.filing, scope.filing_id
         if filing is None or filing_id is None:
             return None
-        plan = plan_computation(question.text, self.library)
+        plan = plan_computation(question.text, self.library, question.asked)
         if plan is None:
             return None
         if isinstance(plan, FormulaDecline):
             return Uncomputable(Reason.MISSING_FIGURE, plan.detail)
+        if isinstance(plan, Unplanned):
+            return _unplanned(plan, question)
         if question.kind is Kind.NARRATIVE and plan.source == "lookup":
             # A line item named in a question the words call prose ("What are the terms of
             # its debt?") is no request for the figure; a metric or a formula named outright
@@ -118,6 +124,61 @@ class ComputedAnswers:
         detail = "computed in code from the cited figures; no model wrote this"
         return Computed(text, citations, shown, detail)
 
+    def _premise_contradicted(
+        self, question: Question, scope: Scope, header_years: HeaderYears
+    ) -> Uncomputable | None:
+        """A ``false_premise`` decline when the filing's figures contradict what the question
+        takes for granted (growth where the figure fell, a fall where it rose, a loss where
+        it earned a profit, a dividend cut where it paid more); None when nothing is taken
+        for granted, or the figures cannot decide (a segment's figure, a figure not reported)."""
+        request = question.asked
+        taken, filing, filing_id = request.premise, scope.filing, scope.filing_id
+        if taken is None or filing is None or filing_id is None:
+            return None
+        start, end = taken.span
+        subject = request.measure_text[start:end]
+        if taken.premise is Premise.LOSS:
+            subject = _LOSS.sub(lambda m: f"{m['kind'] or 'net '}income", subject.lower())
+        subject = _DIVIDEND.sub("dividends paid", subject)
+        plan = plan_computation(subject, self.library, read_request(subject))
+        if not isinstance(plan, ComputationPlan) or plan.source == "stated":
+            return None
+        year = max(request.years, default=filing.fiscal_year)
+        now = self._compute_in(filing_id, filing, replace(plan, fiscal_year=year), year)
+        if not isinstance(now, Calculation):
+            return None
+        name = self._metric_name(plan)
+        company = possessive(display_company(filing.company))
+        if taken.premise is Premise.LOSS:
+            if now.value <= 0:
+                return None
+            return Uncomputable(
+                Reason.FALSE_PREMISE,
+                f"the question takes for granted a loss, but {company} {name} was "
+                f"{now.text()} in fiscal {year}, a profit{_printed(now)}",
+            )
+        before = self._compute_in(filing_id, filing, replace(plan, fiscal_year=year - 1), year - 1)
+        if not isinstance(before, Calculation) or now.value == before.value:
+            return None
+        rose = now.value > before.value
+        contradicted = {
+            Premise.RISE: not rose,
+            Premise.RAISE: not rose,
+            Premise.FALL: rose,
+            Premise.CUT: rose,
+            Premise.SUSPENSION: rose,
+            Premise.PROFIT: False,
+        }[taken.premise]
+        if not contradicted:
+            return None
+        moved = "rose" if rose else "fell"
+        return Uncomputable(
+            Reason.FALSE_PREMISE,
+            f"the question takes for granted '{taken.said}', but {company} {name} {moved} "
+            f"from {before.text()} in fiscal {year - 1} to {now.text()} in fiscal {year}"
+            f"{_printed(now)}",
+        )
+
     def disagreement(self, text: str, question: Question, scope: Scope) -> str | None:
         """Why a figure the model's ``text`` states for a metric or line item of the scoped
         filing is not what code computes from the filing's reported figures, for the fiscal
@@ -134,7 +195,7 @@ class ComputedAnswers:
         if any(m.companies[0].cik != filing.cik for m in question.companies):
             return None  # another company's figures are not this filing's to check
         for sentence in split_sentences(strip_markers(text)):
-            plan = plan_computation(sentence, self.library)
+            plan = plan_computation(sentence, self.library, complete=False)
             if not isinstance(plan, ComputationPlan) or not self._names_own_figure(
                 sentence, plan, filing
             ):
@@ -200,7 +261,9 @@ class ComputedAnswers:
         """Two or more companies' figure, each computed in its own filing of the year the
         question writes (else its latest), and cited there; None unless the library plans
         the figure and the question names at least two indexed companies."""
-        plan = plan_computation(question.text, self.library)
+        plan = plan_computation(question.text, self.library, question.asked)
+        if isinstance(plan, Unplanned):
+            return _unplanned(plan, question)
         if not isinstance(plan, ComputationPlan):
             return None if plan is None else Uncomputable(Reason.MISSING_FIGURE, plan.detail)
         compared = self._compared_filings(question, scope, plan.fiscal_year)
@@ -233,9 +296,10 @@ class ComputedAnswers:
         latest, earliest = asked[0], asked[-1]
         change = replace(
             plan,
-            name=f"change in {self._metric_name(plan)} from fiscal {earliest}",
             formula=Binary("-", plan.formula, shift(plan.formula, earliest - latest)),
             source="metric",
+            unit=ResultUnit.POINTS if plan.unit is ResultUnit.PERCENT else plan.unit,
+            transform=Transform.AMOUNT_CHANGE,
         )
         jobs = [(replace(plan, fiscal_year=year), filing_id, filing, year) for year in asked]
         jobs.append((replace(change, fiscal_year=latest), filing_id, filing, latest))
@@ -305,6 +369,8 @@ class ComputedAnswers:
                 return Uncomputable(Reason.UNSUPPORTED_CLAIM, problem)
             sentences.append(self._sentence(plan, calc, filing, own))
             shown.append(_with_markers(calc, own))
+        if any("\n" in sentence for sentence in sentences):
+            return "\n".join(f"{sentence}." for sentence in sentences), citations, tuple(shown)
         return "; ".join(sentences) + ".", citations, tuple(shown)
 
     def _compared_filings(
@@ -356,19 +422,29 @@ class ComputedAnswers:
         filing: FilingMeta,
         markers: dict[int, int],
     ) -> str:
-        """``Apple's gross margin was 46.9% in fiscal 2025: gross profit $195,201 million [1] /
-        revenue $416,161 million [2]`` (a lookup: the figure and its marker alone)."""
-        company = display_company(filing.company)
+        """``Apple's gross margin was 46.9% in fiscal 2025`` (the result named as asked: "net
+        sales fell 11.0% from fiscal 2022 to fiscal 2023"), then the formula in words and each
+        operand on a line of its own with the marker of the row printing it (a lookup: the
+        figure and its marker alone)."""
+        company = possessive(display_company(filing.company))
         year = calculation.fiscal_year
         if plan.source == "lookup":
             (operand,) = calculation.operands
+            verb = _verb(operand.label)
             return (
-                f"{company}'s {operand.label} was {calculation.text()} in fiscal {year} "
+                f"{company} {operand.label} {verb} {calculation.text()} in fiscal {year} "
                 f"[{markers[0]}]"
             )
-        formula = render(plan.formula, _leaf(calculation, markers))
         name = self._metric_name(plan)
-        return f"{company}'s {name} was {calculation.text()} in fiscal {year}: {formula}"
+        result = _result_in_words(plan, calculation, name)
+        if plan.transform is Transform.LEVEL or plan.source == "stated":
+            result += f", computed as {render(plan.formula, _named_leaf(calculation))}"
+        lines = [
+            f"- {operand.label}, fiscal {operand.fiscal_year}: {_figure(operand)} "
+            f"[{markers[index]}]"
+            for index, operand in enumerate(calculation.operands)
+        ]
+        return "\n".join([f"{company} {result}:", *lines])
 
     def _metric_name(self, plan: ComputationPlan) -> str:
         """The plan's metric or line item in words (``gross margin``, ``net income``)."""
@@ -420,6 +496,88 @@ class ComputedAnswers:
         return tuple(citations), markers, chosen
 
 
+def _verb(label: str) -> str:
+    """``were`` for a plural line item ("capital expenditures", "total assets", "net sales"),
+    else ``was`` ("revenue", "cost of sales", "dividends paid" were: its noun is plural)."""
+    words = label.lower().split()
+    head_words = words[: words.index("of")] if "of" in words else words
+    head = next((w for w in reversed(head_words) if w not in _PARTICIPLES), head_words[-1])
+    return "were" if head.endswith("s") and not head.endswith(("ss", "us", "is")) else "was"
+
+
+_PARTICIPLES = frozenset({"paid", "declared", "net", "received", "used", "provided"})
+
+
+def _result_in_words(plan: ComputationPlan, calculation: Calculation, name: str) -> str:
+    """The result as the question asked it: a level ("gross margin was 46.9% in fiscal
+    2025"), a change said with its direction in words ("net sales fell 11.0% from fiscal 2022
+    to fiscal 2023", "operating margin rose 1.2 percentage points"), a compound rate, a mean."""
+    year = calculation.fiscal_year
+    first = year + min((ref.offset for ref in refs(plan.formula)), default=0)
+    since = f"from fiscal {first} to fiscal {year}"
+    amount = calculation.text().removeprefix("-").replace("$-", "$")
+    falls = calculation.rounded < 0
+    match plan.transform:
+        case Transform.PERCENT_CHANGE | Transform.AMOUNT_CHANGE | Transform.POINT_CHANGE:
+            if calculation.rounded == 0:
+                return f"{name} was unchanged {since}"
+            moved = "fell" if falls else "rose"
+            by = " by" if plan.transform is Transform.AMOUNT_CHANGE else ""
+            return f"{name} {moved}{by} {amount} {since}"
+        case Transform.CAGR:
+            moved = "fell" if falls else "grew"
+            return f"{name} {moved} at a compound annual rate of {amount} {since}"
+        case Transform.AVERAGE:
+            return f"{name} averaged {calculation.text()} over fiscal {first} to fiscal {year}"
+    return f"{name} {_verb(name)} {calculation.text()} in fiscal {year}"
+
+
+def _named_leaf(calculation: Calculation) -> Callable[[Ref], str]:
+    """A formula's line item in words: its label, the year when not the asked one, the mean
+    of opening and closing balances for an average."""
+    year = calculation.fiscal_year
+
+    def leaf(ref: Ref) -> str:
+        label = next((o.label for o in calculation.operands if o.item == ref.item), ref.item)
+        when = "" if ref.offset == 0 else f" of fiscal {year + ref.offset}"
+        return f"average {label}{when}" if ref.average else f"{label}{when}"
+
+    return leaf
+
+
+_DIVIDEND = re.compile(r"\b(?:quarterly\s+|annual\s+|cash\s+)?dividends?\b", re.I)
+_LOSS = re.compile(r"(?P<kind>operating\s+)?(?:net\s+)?loss(?:es)?")
+
+
+def _printed(calculation: Calculation) -> str:
+    """Where the figure is printed: ``; its statements print net income as 93,736 for fiscal
+    2024`` (the first operand's row)."""
+    if not calculation.operands:
+        return ""
+    operand = calculation.operands[0]
+    return (
+        f"; its statements print {operand.label} as {operand.printed} for fiscal "
+        f"{operand.fiscal_year}"
+    )
+
+
+def possessive(name: str) -> str:
+    """``McDonald's``, ``Meta Platforms'``, ``Amazon.com's``: a name that ends in an s takes an
+    apostrophe alone, one that is already possessive nothing."""
+    if name.endswith(("'s", "’s")):
+        return name
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def _unplanned(plan: Unplanned, question: Question) -> Uncomputable | None:
+    """A question part of which no plan answers: declined naming the part, or (None) left to
+    the model to read in the passages when the part is words a passage may say ("per square
+    foot", "Greater China"), its answer held to the verifier."""
+    if plan.decline:
+        return Uncomputable(Reason.UNSUPPORTED_QUESTION, plan.detail)
+    return None
+
+
 def _printed_place(
     operand: Operand, found: dict[tuple[int, int], Passage], year_of_header: YearOfHeader
 ) -> tuple[Operand, Passage, tuple[int, int]] | None:
@@ -463,31 +621,6 @@ def _with_markers(calculation: Calculation, markers: dict[int, int]) -> dict[str
     for index, operand in enumerate(shown["operands"]):
         operand["marker"] = markers[index]
     return shown
-
-
-def _leaf(calculation: Calculation, markers: dict[int, int]) -> Callable[[Ref], str]:
-    """A formula's line item as the answer writes it: its label and figure with the marker
-    of the passage printing it (both years of an average)."""
-    year = calculation.fiscal_year
-
-    def shown(item: str, fiscal_year: int) -> str:
-        for index, operand in enumerate(calculation.operands):
-            if operand.item == item and operand.fiscal_year == fiscal_year:
-                return f"{_figure(operand)} [{markers[index]}]"
-        return "?"
-
-    def leaf(ref: Ref) -> str:
-        label = next((o.label for o in calculation.operands if o.item == ref.item), ref.item)
-        target = year + ref.offset
-        if ref.average:
-            return (
-                f"average {label} of fiscal {target} {shown(ref.item, target)} and fiscal "
-                f"{target - 1} {shown(ref.item, target - 1)}"
-            )
-        when = "" if ref.offset == 0 else f" of fiscal {target}"
-        return f"{label}{when} {shown(ref.item, target)}"
-
-    return leaf
 
 
 def _figure(operand: Operand) -> str:

@@ -16,6 +16,8 @@ REASON_WORDS = {
     "no_valid_citation": "The answer stated something without citing a passage it was given.",
     "unsupported_claim": "The answer stated a figure its cited passage does not print.",
     "missing_figure": "A figure the answer needs is not reported for the period asked.",
+    "unsupported_question": "A part of the question is not one code can answer from the figures.",
+    "false_premise": "The filing's figures contradict what the question takes for granted.",
 }
 
 

@@ -30,9 +30,8 @@ from edgar_rag.eval.golden import short_name, split_companies, write_jsonl
 from edgar_rag.figures.calculator import Calculation, CalculationDecline
 from edgar_rag.figures.formula import Expr, Ref, render
 from edgar_rag.figures.library import Metric, MetricLibrary, ResultUnit, load_library
-from edgar_rag.figures.plan import compute_plan, plan_computation
+from edgar_rag.figures.plan import ComputationPlan, compute_plan, plan_computation
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure, compute_metric
-from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.question.periods import asked_fiscal_years
 
@@ -221,10 +220,10 @@ def answer_directly(
     """The question planned and computed in its filing as the answer path will (its fiscal
     year read by ``question.periods``); a missing operand, or a string saying why it was not
     computed (no plan, a formula or calculation decline)."""
-    plan = plan_computation(text, library)
+    plan = plan_computation(text, library, complete=False)
     if plan is None:
         return "no metric, formula or line item named"
-    if isinstance(plan, FormulaDecline):
+    if not isinstance(plan, ComputationPlan):
         return plan.detail
     years = asked_fiscal_years(text, figures.meta)
     result = compute_plan(

@@ -36,6 +36,7 @@ from edgar_rag.figures.library import ResultUnit
 
 DEFAULT_DECIMALS = {
     ResultUnit.PERCENT: 1,
+    ResultUnit.POINTS: 1,
     ResultUnit.RATIO: 2,
     ResultUnit.DAYS: 1,
     ResultUnit.USD: 0,
@@ -167,6 +168,8 @@ class Calculation:
         number = f"{self.rounded:,.{self.decimals}f}"
         if self.unit is ResultUnit.PERCENT:
             return f"{number}%"
+        if self.unit is ResultUnit.POINTS:
+            return f"{number} percentage points"
         if self.unit is ResultUnit.RATIO:
             return f"{number}x"
         if self.unit is ResultUnit.DAYS:
@@ -222,7 +225,7 @@ def calculate(
     except _UndefinedError as why:
         return why.decline
     used = tuple(by_key[key] for key in needed_operands(formula, fiscal_year))
-    if unit is ResultUnit.PERCENT:
+    if unit in (ResultUnit.PERCENT, ResultUnit.POINTS):
         value *= 100
     if unit is ResultUnit.USD:
         shown_scale = scale if scale is not None else _print_scale(used)

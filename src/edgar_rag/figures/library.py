@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import resources
-from typing import Any, TypeVar
+from typing import Any
 
 from edgar_rag.errors import ConfigError
 from edgar_rag.figures.formula import Dimension, Expr, FormulaError, dimension, parse_formula
-
-_T = TypeVar("_T")
 
 
 class PeriodKind(StrEnum):
@@ -32,6 +30,8 @@ class ResultUnit(StrEnum):
     """The unit a metric's value is shown in."""
 
     PERCENT = "percent"
+    POINTS = "points"
+    """A change of a percentage, in percentage points (shown times 100, as a percent is)."""
     RATIO = "ratio"
     DAYS = "days"
     USD = "usd"
@@ -122,26 +122,44 @@ class MetricLibrary:
     def find_metric(self, text: str) -> Metric | None:
         """The metric whose longest synonym the text says as whole words (case ignored), so
         "EBITDA margin" is the margin and not EBITDA; None when it names none."""
-        return _longest_named(text, ((m, m.synonyms) for m in self.metrics.values()))
+        named = self.metric_span(text)
+        return named[0] if named else None
+
+    def metric_span(self, text: str) -> tuple[Metric, tuple[int, int]] | None:
+        """``find_metric``'s metric with the span of ``text`` naming it (``text`` read as
+        written: spans are its own)."""
+        lowered = text.lower()
+        best: tuple[int, Metric, tuple[int, int]] | None = None
+        for metric in self.metrics.values():
+            for phrase in metric.synonyms:
+                said = next(_whole_words(phrase, lowered), None)
+                if said and (best is None or len(phrase) > best[0]):
+                    best = (len(phrase), metric, said.span())
+        return (best[1], best[2]) if best else None
 
     def find_items(self, text: str) -> list[LineItem]:
         """The line items the text names (synonym, label, row label, as whole words), longest
         name first; a name inside a longer one names nothing ("total current assets" is not
         also "assets"), and an item named twice is listed once."""
-        lowered = " ".join(text.lower().split())
+        found: list[LineItem] = []
+        for _, item in self.item_spans(" ".join(text.split())):
+            if item not in found:
+                found.append(item)
+        return found
+
+    def item_spans(self, text: str) -> list[tuple[tuple[int, int], LineItem]]:
+        """Each span of ``text`` that names a line item, longest first, none inside another."""
+        lowered = text.lower()
         spans: list[tuple[int, int, LineItem]] = []
         for item in self.items.values():
             for name in {n.lower() for n in (*item.synonyms, item.label, *item.row_names)}:
                 spans.extend((m.start(), m.end(), item) for m in _whole_words(name, lowered))
-        taken: list[tuple[int, int]] = []
-        found: list[LineItem] = []
+        taken: list[tuple[tuple[int, int], LineItem]] = []
         for start, end, item in sorted(spans, key=lambda s: s[0] - s[1]):
-            if any(start < e and s < end for s, e in taken):
+            if any(start < e and s < end for (s, e), _ in taken):
                 continue
-            taken.append((start, end))
-            if item not in found:
-                found.append(item)
-        return found
+            taken.append(((start, end), item))
+        return taken
 
     def find_assessed_items(self, text: str) -> list[LineItem]:
         """The line items of the assessments the text names (as whole words), in the library's
@@ -170,20 +188,10 @@ class MetricLibrary:
         return tuple(dict.fromkeys(c for item in self.items.values() for c in item.all_concepts))
 
 
-def _longest_named(text: str, candidates: Iterable[tuple[_T, Iterable[str]]]) -> _T | None:
-    lowered = " ".join(text.lower().split())
-    best: tuple[int, _T] | None = None
-    for value, names in candidates:
-        for name in names:
-            phrase = name.lower()
-            said = next(_whole_words(phrase, lowered), None)
-            if said and (best is None or len(phrase) > best[0]):
-                best = (len(phrase), value)
-    return best[1] if best else None
-
-
 def _whole_words(phrase: str, text: str) -> Iterator[re.Match[str]]:
-    return re.finditer(rf"(?<![\w&]){re.escape(phrase)}(?![\w&])", text)
+    """Where ``text`` says ``phrase`` as whole words, any run of spaces between its words."""
+    pattern = r"\s+".join(re.escape(word) for word in phrase.split())
+    return re.finditer(rf"(?<![\w&]){pattern}(?![\w&])", text)
 
 
 def load_library(text: str | None = None) -> MetricLibrary:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from edgar_rag.figures.calculator import Calculation, CalculationDecline
@@ -21,20 +21,27 @@ from edgar_rag.figures.formula import (
     Const,
     Dimension,
     Expr,
+    FormulaError,
     Ref,
     average_over_years,
     compound_growth,
+    dimension,
+    map_refs,
+    refs,
     render,
     shift,
 )
-from edgar_rag.figures.library import MetricLibrary, ResultUnit
+from edgar_rag.figures.library import MetricLibrary, PeriodKind, ResultUnit
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure, compute_formula
 from edgar_rag.figures.stated import (
     FormulaDecline,
     StatedFormula,
+    WrittenFormula,
     asked_decimals,
     read_stated_formula,
+    read_written_formula,
 )
+from edgar_rag.question.request import Request, Transform, open_words, read_request
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +58,8 @@ class ComputationPlan:
     """The fiscal year the question's own years point at, when it writes them (``FY2019``)."""
     source: str
     """``stated``, ``metric`` or ``lookup``: how the plan was read."""
+    transform: Transform = Transform.LEVEL
+    """What the question does to its measure (a stated formula's is its own: ``LEVEL``)."""
 
     @property
     def formula_text(self) -> str:
@@ -58,19 +67,41 @@ class ComputationPlan:
 
 
 _YEAR = re.compile(r"\b(?:fy\s?|fiscal\s+(?:year\s+)?)(\d{4})\b", re.IGNORECASE)
-_SPAN_AVERAGE = re.compile(r"\b(\d|two|three|four|five)[ -]year\s+average\b", re.IGNORECASE)
-_CAGR = re.compile(r"\b(\d|two|three|four|five)[ -]year\b[^?.]*\bcagr\b", re.IGNORECASE)
-_CHANGE = re.compile(r"\bchange\s+in\b", re.IGNORECASE)
-_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
 _MILLIONS = re.compile(r"\b(?:usd|\$)?\s*(millions|billions|thousands)\b", re.IGNORECASE)
 _SCALES = {"thousands": 3, "millions": 6, "billions": 9}
 
 
+@dataclass(frozen=True, slots=True)
+class Unplanned:
+    """A figure question a part of which no plan accounts for: code does not answer it."""
+
+    part: str
+    """The part, in words ("'per square foot'", "a compound growth rate with no first year")."""
+    decline: bool
+    """Declined as it stands (``unsupported_question``); else the model reads the passages for
+    it, its answer held to the verifier."""
+
+    @property
+    def detail(self) -> str:
+        return f"code cannot answer {self.part}, which the question asks"
+
+
+Plan = ComputationPlan | FormulaDecline | Unplanned
+
+
 def plan_computation(
-    question: str, library: MetricLibrary
-) -> ComputationPlan | FormulaDecline | None:
-    """The computation the question asks, a decline when its own formula cannot be used, or
-    None when it names no metric, formula or line item of the library."""
+    question: str,
+    library: MetricLibrary,
+    request: Request | None = None,
+    *,
+    complete: bool = True,
+) -> Plan | None:
+    """The computation the question asks, a decline when its own formula cannot be used, an
+    Unplanned naming the part of it no plan accounts for, or None when it names no metric,
+    formula or line item of the library. ``request`` is the question as ``question.request``
+    read it (read here from the text when not given); ``complete`` False plans what the text
+    names and lets other words be (a sentence of an answer is checked so, not a question)."""
+    request = request if request is not None else read_request(question)
     stated = read_stated_formula(question, library)
     if isinstance(stated, FormulaDecline):
         return stated
@@ -80,50 +111,290 @@ def plan_computation(
             stated.fiscal_year, "stated",
         )  # fmt: skip
     anchor = max((int(y) for y in _YEAR.findall(question)), default=None)
-    decimals = asked_decimals(question)
-    scale = _asked_scale(question)
-    metric = library.find_metric(question)
-    if metric is not None:
-        formula, unit = _wrapped(question, metric.formula, metric.unit, library)
-        return ComputationPlan(metric.key, formula, unit, decimals, scale, anchor, "metric")
-    plan = _item_plan(question, library)
-    if plan is None:
+    written = read_written_formula(question, library)
+    if written is not None:
+        return _written_plan(question, request, written, library, anchor, complete)
+    request = _transform_named(request, library)
+    measured = _measure(request, library)
+    if measured is None:
         return None
-    formula, unit, source, key = plan
-    return ComputationPlan(key, formula, unit, decimals, scale, anchor, source)
+    if isinstance(measured, Unplanned):
+        return measured if complete else None
+    formula, unit, source, key, rest = measured
+    decimals, scale = asked_decimals(question), _asked_scale(question)
+    shaped = _transformed(request, formula, unit, source, library)
+    if isinstance(shaped, Unplanned):
+        return shaped if complete else None
+    formula, unit, source = shaped
+    if complete:
+        open_part = _unaccounted(rest, unit, _name_words(formula, library))
+        if open_part is not None:
+            return open_part
+    if request.years and request.transform is not Transform.LEVEL:
+        anchor = max(request.years)
+    return ComputationPlan(key, formula, unit, decimals, scale, anchor, source, request.transform)
 
 
-def _item_plan(question: str, library: MetricLibrary) -> tuple[Expr, ResultUnit, str, str] | None:
-    """One line item as the question asks it (its share of revenue, its growth over the year
-    before, its change, or the figure itself); None unless exactly one item is meant, since two
-    named with no metric to join them leave what is asked unsaid."""
-    items = library.find_items(question)
-    share = _SHARE_OF_REVENUE.search(question) is not None
-    if not share and _ASKS_SHARE.search(question):
-        return None  # "what share of its revenue comes from its largest customer": no line item
-    if _ASKS_EFFECT.search(question):
+def _written_plan(
+    question: str,
+    request: Request,
+    written: WrittenFormula,
+    library: MetricLibrary,
+    anchor: int | None,
+    complete: bool,
+) -> ComputationPlan | Unplanned | None:
+    """The arithmetic the question writes, as a plan in the unit the metric it names gives
+    (else its words: percent, days, a ratio); Unplanned when no unit is said or other words
+    are left that the formula does not account for."""
+    text = _blank(request.measure_text, [written.span])
+    named = library.metric_span(text)
+    try:
+        measured = dimension(written.formula, library.dimensions)
+    except FormulaError as error:
+        return Unplanned(f"the arithmetic it writes ({error})", decline=True) if complete else None
+    unit: ResultUnit | None
+    if measured is not Dimension.PURE:
+        unit = ResultUnit.USD if measured is Dimension.USD else ResultUnit.USD_PER_SHARE
+    elif named is not None:
+        unit = named[0].unit
+    else:
+        unit = _unit_said(question, written.formula)
+    if unit is None:
+        return Unplanned("the unit of the arithmetic it writes", decline=True) if complete else None
+    if complete:
+        rest = _blank(text, [named[1]]) if named is not None else text
+        left = _unaccounted(rest, unit, _name_words(written.formula, library) | _BALANCE_WORDS)
+        if left is not None:
+            return left
+    shaped = _transformed(request, written.formula, unit, "stated", library)
+    if isinstance(shaped, Unplanned):
+        return shaped if complete else None
+    formula, unit, _ = shaped
+    if request.years and request.transform is not Transform.LEVEL:
+        anchor = max(request.years)
+    key = named[0].key if named is not None else "stated formula"
+    decimals, scale = asked_decimals(question), _asked_scale(question)
+    return ComputationPlan(key, formula, unit, decimals, scale, anchor, "stated", request.transform)
+
+
+_BALANCE_WORDS = frozenset({"average", "opening", "closing", "beginning", "ending", "year-end"})
+
+
+def _unit_said(question: str, formula: Expr) -> ResultUnit | None:
+    """The unit a question's own arithmetic is asked in, by its words: days for a formula
+    times 365, percent, a ratio; None when it says none."""
+    lowered = question.lower()
+    if re.search(r"\b36[05]\b", render(formula)) or re.search(r"\bdays?\b", lowered):
+        return ResultUnit.DAYS
+    if re.search(r"\bpercent|%|\bmargin\b|\breturn\b|\brate\b|\bshare\s+of\b", lowered):
+        return ResultUnit.PERCENT
+    if re.search(r"\bratio\b|\bmultiple\b|\bturnover\b|\bcoverage\b|\btimes\b(?!\s+\d)", lowered):
+        return ResultUnit.RATIO
+    return None
+
+
+_Measured = tuple[Expr, ResultUnit, str, str, str]
+"""A measure's formula, unit, source and key, and the question's measure text left once its
+names are blanked."""
+
+
+def _transform_named(request: Request, library: MetricLibrary) -> Request:
+    """The request as a level of the library metric whose own name says its transform
+    ("earnings growth", "revenue CAGR", "change in total debt"): the metric is then the whole
+    of it; else the request as read."""
+    if request.transform is Transform.LEVEL:
+        return request
+    text = _SINGULAR.sub(lambda m: m.group(1), request.named_text)
+    named = library.metric_span(text)
+    if named is None:
+        return request
+    start, end = named[1]
+    if request.measure_text[start:end] == text[start:end]:
+        return request  # the transform is said outside the metric's name
+    measure = request.measure_text[:start] + text[start:end] + request.measure_text[end:]
+    return replace(request, transform=Transform.LEVEL, measure_text=measure)
+
+
+def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned | None:
+    """The metric or the one line item the request's words name, as a formula: a metric by its
+    longest name, else a line item (its share of revenue when that is asked); None when no name
+    of the library is said, an Unplanned when two line items are named with nothing to join them
+    or a part is asked of a line item that it never answers."""
+    text = _SINGULAR.sub(lambda m: m.group(1), request.measure_text)
+    named = library.metric_span(text) or library.metric_span(_TOTAL.sub(_spaces, text))
+    if named is not None and request.in_dollars and named[0].unit is not ResultUnit.USD:
+        named = None  # "by how many dollars did its gross margin rise": the row, not the ratio
+    if named is not None:
+        metric, span = named
+        formula = metric.formula
+        if request.year_end:
+            formula = map_refs(formula, lambda r: Ref(r.item, r.offset))
+        return formula, metric.unit, "metric", metric.key, _blank(text, [span])
+    spans = library.item_spans(text)
+    share = _SHARE_OF_REVENUE.search(text)
+    if share is not None:
+        spans = [(span, item) for span, item in spans if item.key != "revenue"]
+        text = _blank(text, [share.span()])
+    elif _ASKS_SHARE.search(text):
+        return Unplanned("what share of a whole the question asks", decline=False)
+    if _ASKS_EFFECT.search(text):
         return None  # what a segment took off operating profit: not operating profit
-    if share:
-        items = [i for i in items if i.key != "revenue"]
-    if len(items) != 1 or items[0].unit not in _ITEM_UNITS:
+    items = list(dict.fromkeys(item for _, item in spans))
+    if not items:
         return None
+    if len(items) != 1:
+        return Unplanned(f"how {' and '.join(i.label for i in items)} are to be joined", False)
     item = items[0]
-    ref = Ref(item.key)
-    unit = _ITEM_UNITS[item.unit]
-    if share and unit is ResultUnit.USD:
-        return Binary("/", ref, Ref("revenue")), ResultUnit.PERCENT, "metric", item.key
-    if _GROWTH.search(question):
-        growth = Binary("-", Binary("/", ref, shift(ref, -1)), Const(Decimal(1)))
-        return growth, ResultUnit.PERCENT, "metric", item.key
-    if _DIFFERENCE.search(question):
-        return Binary("-", ref, shift(ref, -1)), unit, "metric", item.key
-    return ref, unit, "lookup", item.key
+    if item.unit not in _ITEM_UNITS:
+        return None
+    rest = _blank(text, [span for span, _ in spans])
+    ref = Ref(item.key, 0, request.average_balance and item.period is PeriodKind.INSTANT)
+    if share is not None:
+        if item.unit is not Dimension.USD:
+            return Unplanned(f"{item.label} as a share of revenue", decline=True)
+        return Binary("/", ref, Ref("revenue")), ResultUnit.PERCENT, "metric", item.key, rest
+    source = "metric" if ref.average else "lookup"
+    return ref, _ITEM_UNITS[item.unit], source, item.key, rest
+
+
+def _transformed(
+    request: Request, formula: Expr, unit: ResultUnit, source: str, library: MetricLibrary
+) -> tuple[Expr, ResultUnit, str] | Unplanned:
+    """The measure's formula wrapped in the request's transform: a change, a percent change, a
+    change in points, a compound growth rate or a mean over years, each over the years the
+    question spans (one year back when it names one)."""
+    transform = request.transform
+    span = _span(request)
+    if transform is Transform.LEVEL:
+        return formula, unit, source
+    percent = unit is ResultUnit.PERCENT
+    if transform is Transform.AVERAGE:
+        years = request.years_spanned or (len(request.years) if len(request.years) > 1 else None)
+        if years is None or years < 2:
+            return Unplanned("a mean over years it does not count", decline=True)
+        return average_over_years(formula, years), unit, "metric"
+    if transform is Transform.CAGR:
+        years = request.years_spanned or span or _library_span(request.text, library)
+        if years is None:
+            return Unplanned("a compound growth rate with no first and last year", decline=True)
+        if unit not in (ResultUnit.USD, ResultUnit.USD_PER_SHARE):
+            return Unplanned(f"a compound growth rate of a {unit} figure", decline=True)
+        return compound_growth(_growth_base(formula), years), ResultUnit.PERCENT, "metric"
+    gap = span or 1
+    earlier = shift(formula, -gap)
+    if transform is Transform.POINT_CHANGE:
+        if not percent:
+            return Unplanned(
+                "a change in percentage points of a figure that is no percentage", True
+            )
+        return Binary("-", formula, earlier), ResultUnit.POINTS, "metric"
+    if transform is Transform.PERCENT_CHANGE:
+        if percent:
+            return Unplanned(
+                "a percent change of a percentage (its change in percentage points, or relative "
+                "to itself)",
+                decline=True,
+            )
+        growth = Binary("-", Binary("/", formula, earlier), Const(Decimal(1)))
+        return growth, ResultUnit.PERCENT, "metric"
+    if unit not in (ResultUnit.USD, ResultUnit.USD_PER_SHARE, ResultUnit.PERCENT):
+        return Unplanned(f"a change of a {unit} figure", decline=True)
+    return Binary("-", formula, earlier), ResultUnit.POINTS if percent else unit, "metric"
+
+
+def _library_span(text: str, library: MetricLibrary) -> int | None:
+    """The years of the library's own compound growth metric the text names ("revenue CAGR"
+    is the library's two-year rate), else None."""
+    named = library.metric_span(text)
+    if named is None or not any(op == "^" for op in _operators(named[0].formula)):
+        return None
+    return -min((ref.offset for ref in refs(named[0].formula)), default=0) or None
+
+
+def _operators(formula: Expr) -> list[str]:
+    match formula:
+        case Binary(op, left, right):
+            return [op, *_operators(left), *_operators(right)]
+    return []
+
+
+def _span(request: Request) -> int | None:
+    """How many years the question's named years span (None: one year named, or none)."""
+    if len(request.years) < 2:
+        return None
+    return max(request.years) - min(request.years)
+
+
+def _growth_base(formula: Expr) -> Expr:
+    """The figure a growth formula (``x / x[-1] - 1``) grows, else the formula itself."""
+    grown = _growth_items(formula)
+    return Ref(grown[0]) if grown else formula
+
+
+_UNIT_WORDS = {
+    ResultUnit.PERCENT: frozenset({"percent", "percents", "percentage", "percentages", "pct"}),
+    ResultUnit.POINTS: frozenset({"percent", "percentage", "points", "point"}),
+    ResultUnit.RATIO: frozenset({"ratio", "times", "multiple", "x"}),
+    ResultUnit.DAYS: frozenset({"days", "day"}),
+}
+_ARITHMETIC = re.compile(
+    r"\b(?:divided\s+by|multiplied\s+by|times|plus|minus)\b|\s[/×÷*+]\s|\b\d+\s*[*x×]", re.I
+)
+
+
+def _unaccounted(rest: str, unit: ResultUnit, named: frozenset[str]) -> Unplanned | None:
+    """The part of the question the plan leaves unanswered: arithmetic it writes, or words no
+    reading accounts for (a qualifier, another measure), once the plan's unit words and the
+    words naming its own line items (``named``: a question restating the formula) are set
+    aside; None when the plan answers all of it."""
+    if _ARITHMETIC.search(rest):
+        return Unplanned("the arithmetic the question writes in words", decline=True)
+    unit_words = _UNIT_WORDS.get(unit, frozenset())
+    left = [w for w in open_words(rest) if w not in unit_words and w not in named]
+    if not left:
+        return None
+    return Unplanned(" ".join(f"'{w}'" for w in dict.fromkeys(left)), decline=False)
+
+
+def _name_words(formula: Expr, library: MetricLibrary) -> frozenset[str]:
+    """The words of every name of the line items the formula uses ("cash", "dividends",
+    "paid" for dividends paid; "merchandise", "inventories" for inventory), and of the library
+    metrics made of those items alone."""
+    used = {ref.item for ref in refs(formula)}
+    names: list[str] = []
+    for key in used:
+        item = library.items.get(key)
+        if item is not None:
+            names += [item.label, *item.synonyms, *item.row_names]
+    for metric in library.metrics.values():
+        if {ref.item for ref in refs(metric.formula)} <= used:
+            names += [metric.name, *metric.synonyms]  # "EBITDA" inside an EBITDA margin
+    return frozenset(word for name in names for word in open_words(name.lower()))
+
+
+_TOTAL = re.compile(r"\btotal\b", re.I)
+"""Said inside a metric's name ("return on average total assets"), it names the same metric."""
+
+
+def _spaces(match: re.Match[str]) -> str:
+    return " " * len(match.group(0))
+
+
+_SINGULAR = re.compile(r"\b(margin|ratio|turnover|rate|return)s\b", re.I)
+"""Plurals of metric nouns ("compare their net margins"), read as the metric's name."""
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 _ITEM_UNITS = {Dimension.USD: ResultUnit.USD, Dimension.USD_PER_SHARE: ResultUnit.USD_PER_SHARE}
 _SHARE_OF_REVENUE = re.compile(
-    r"\b(?:share|percent(?:age)?|%|portion|proportion)\s+of\s+(?:its\s+|the\s+)?(?:total\s+)?"
-    r"(?:net\s+)?(?:revenues?|sales)\b",
+    r"\b(?:(?:as\s+an?\s+|what\s+)?(?:share|percent(?:age)?|%|portion|proportion|fraction)\s+"
+    r"of|relative\s+to|to)\s+(?:its\s+|the\s+)?(?:total\s+)?(?:net\s+)?(?:revenues?|sales)\b",
     re.IGNORECASE,
 )
 _ASKS_SHARE = re.compile(
@@ -137,14 +408,6 @@ _ASKS_EFFECT = re.compile(
 )
 """An effect of something on a line item asked for ("how much did Reality Labs reduce its
 operating profit"): what the line item's own figure never answers."""
-_GROWTH = re.compile(
-    r"\b(?:grow|grew|grown|growth|percent(?:age)?\s+change|%\s*change|year-over-year\s+change)\b",
-    re.IGNORECASE,
-)
-_DIFFERENCE = re.compile(
-    r"\b(?:change|increase|decrease|rise|decline|fall)\b|\b(?:increased|decreased|rose|fell)\b",
-    re.IGNORECASE,
-)
 
 
 def compute_plan(
@@ -163,24 +426,6 @@ def compute_plan(
     )  # fmt: skip
 
 
-def _wrapped(
-    question: str, formula: Expr, unit: ResultUnit, library: MetricLibrary
-) -> tuple[Expr, ResultUnit]:
-    """The metric's formula as the question wraps it: an average over years, a change from the
-    year before, a compound growth rate."""
-    cagr = _CAGR.search(question)
-    if cagr and isinstance(formula, Binary):
-        base = next((r for r in _growth_items(formula)), None)
-        if base is not None:
-            return compound_growth(Ref(base), _count(cagr.group(1))), ResultUnit.PERCENT
-    span = _SPAN_AVERAGE.search(question)
-    if span:
-        return average_over_years(formula, _count(span.group(1))), unit
-    if _CHANGE.search(question) and unit is ResultUnit.PERCENT and "margin" in question.lower():
-        return Binary("-", formula, shift(formula, -1)), unit
-    return formula, unit
-
-
 def _growth_items(formula: Expr) -> list[str]:
     """The line item a growth formula (``x / x[-1] - 1`` or its CAGR) grows."""
     match formula:
@@ -193,10 +438,6 @@ def _growth_items(formula: Expr) -> list[str]:
         ):
             return [item]
     return []
-
-
-def _count(word: str) -> int:
-    return int(word) if word.isdigit() else _COUNTS[word.lower()]
 
 
 def _asked_scale(question: str) -> int | None:

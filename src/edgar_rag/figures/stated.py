@@ -260,3 +260,102 @@ def _unit(question: str, name: str, measured: Dimension) -> tuple[ResultUnit, in
     if _DAYS_NAMES.search(name) or _DAYS_IN_YEAR.search(question):
         return ResultUnit.DAYS, None
     return ResultUnit.RATIO, None
+
+
+_OPERATOR_GAPS = (
+    (re.compile(r"^(?:divided\s+by|divide\s+(?:it\s+)?by|over|/|÷)$"), "/"),
+    (
+        re.compile(
+            r"^(?:and\s+|then\s+)?(?:times|multiplied\s+by|multiply\s+(?:it\s+|that\s+)?by|x|\*|×)$"
+        ),
+        "*",
+    ),
+    (re.compile(r"^(?:plus|\+|added\s+to)$"), "+"),
+    (re.compile(r"^(?:minus|less|-|subtracting|after\s+subtracting)$"), "-"),
+)
+_GAP_FILLER = re.compile(
+    r"\b(?:the|its|their|a|an|fiscal\s+(?:year\s+)?\d{4}|fy\s?\d{4}|\d{4}|total|net|then)\b|[,;]"
+)
+_AVERAGE_OF = re.compile(
+    r"(?:the\s+)?(?:average|avg\.?|mean)(?:\s+of\s+(?:the\s+)?(?:opening|beginning)\s+and\s+"
+    r"(?:closing|ending|year-end))?(?:\s+balances?\s+of)?\s*$"
+)
+_YEAR_END_BEFORE = re.compile(r"(?:year-end|year\s+end|ending|closing)\s*$")
+_CONSTANT = re.compile(r"(?<![\w.,$])(\d{2,3}(?:\.\d+)?)(?![\w%]|[.,]\d|\s*%|,\s*\d{4})")
+"""A constant of arithmetic (365, 100), not a year or a day of a date ("June 28, 2024")."""
+_MONTH_BEFORE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenFormula:
+    """Arithmetic a question writes inline ("year-end receivables divided by revenue times
+    365"), read into the grammar: it binds, whatever the library defines the metric as."""
+
+    formula: Expr
+    span: tuple[int, int]
+    """Where the question writes it (operands and operators)."""
+
+
+def read_written_formula(text: str, library: MetricLibrary) -> WrittenFormula | None:
+    """The arithmetic ``text`` writes between line items it names (``/``, ``*``, ``+``, ``-``
+    in words, constants such as 365, "average of opening and closing X", "year-end X"), or
+    None when it joins no two operands by an operator word."""
+    lowered = text.lower()
+    operands: list[tuple[int, int, str]] = [
+        (start, end, item.key) for (start, end), item in library.item_spans(lowered)
+    ]
+    operands += [
+        (m.start(1), m.end(1), m.group(1))
+        for m in _CONSTANT.finditer(lowered)
+        if not _MONTH_BEFORE.search(lowered[: m.start(1)])
+    ]
+    operands.sort()
+    best: list[str] = []
+    best_span = (0, 0)
+    run: list[str] = []
+    run_start = 0
+    previous_end = None
+    for start, end, key in operands:
+        leaf = _leaf(lowered[:start], key)
+        if previous_end is not None and run:
+            gap = lowered[previous_end:start]
+            operator = _gap_operator(gap, leaf is not None)
+            if operator is not None:
+                if operator in "*/" and "," in gap and len(run) > 1:
+                    run = ["(", *run, ")"]  # "A minus B, divided by C" is (A - B) / C
+                run += [operator, leaf or key]
+                previous_end = end
+                if len(run) > len(best):
+                    best, best_span = list(run), (run_start, end)
+                continue
+        run, run_start, previous_end = [leaf or key], start, end
+    if len(best) < 3:
+        return None
+    try:
+        return WrittenFormula(parse_formula(" ".join(best)), best_span)
+    except FormulaError:
+        return None
+
+
+def _leaf(before: str, key: str) -> str | None:
+    """The operand as its leading words qualify it: ``avg(key)`` after "average (of opening and
+    closing)", the key itself after "year-end"; None when nothing qualifies it."""
+    if key[0].isdigit():
+        return key
+    if _AVERAGE_OF.search(_GAP_FILLER.sub(" ", before[-80:]).rstrip()):
+        return f"avg({key})"
+    return key
+
+
+def _gap_operator(gap: str, qualified: bool) -> str | None:
+    """The operator the words between two operands say, once filler and the next operand's
+    qualifier ("average of opening and closing") are set aside; None when they say none."""
+    words = _AVERAGE_OF.sub(" ", gap) if qualified else gap
+    words = _YEAR_END_BEFORE.sub(" ", words)
+    words = " ".join(_GAP_FILLER.sub(" ", words).split())
+    for pattern, operator in _OPERATOR_GAPS:
+        if pattern.match(words):
+            return operator
+    return None

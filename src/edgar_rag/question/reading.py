@@ -16,6 +16,7 @@ from enum import StrEnum
 from edgar_rag.domain import FilingMeta
 from edgar_rag.question.companies import CompanyDirectory, CompanyMention
 from edgar_rag.question.periods import asked_fiscal_years
+from edgar_rag.question.request import Request, read_request
 from edgar_rag.question.words import (
     asks_amount,
     asks_degree,
@@ -72,6 +73,14 @@ class Question:
     sections: frozenset[str] = frozenset()
     """The Items it points to read ("according to the cover": ``Cover``; "in its risk factors":
     ``Item 1A``), as chunks name them; empty when it points nowhere."""
+    request: Request | None = field(default=None, hash=False)
+    """What it asks of a figure (its transform, span, premise and open words), for the
+    planner; read with the question (None only for a value built by hand)."""
+
+    @property
+    def asked(self) -> Request:
+        """``request``, read from the text when the value was built without one."""
+        return self.request if self.request is not None else read_request(self.text)
 
 
 def read_question(
@@ -101,7 +110,28 @@ def read_question(
         counted=counted_noun(text),
         share_class=share_class(text),
         sections=named_sections(text),
+        request=read_request(text, _company_spans(text, companies, filing), years),
     )
+
+
+def _company_spans(
+    text: str, companies: tuple[CompanyMention, ...], filing: FilingMeta | None
+) -> tuple[tuple[int, int], ...]:
+    """Where the question names a company: each mention, and the scoped filer's own name words
+    and ticker wherever they stand ("Apple's", "AAPL")."""
+    spans = [(m.start, m.end) for m in companies]
+    if filing is not None:
+        words = {w for w in re.findall(r"[a-z0-9&]+", filing.company.lower()) if len(w) > 2}
+        words -= _NAME_FILLER
+        if filing.ticker:
+            words.add(filing.ticker.lower())
+        for word in words:
+            pattern = rf"(?<![\w&]){re.escape(word)}(?:['’]s?)?(?![\w&])"
+            spans.extend(m.span() for m in re.finditer(pattern, text, re.I))
+    return tuple(spans)
+
+
+_NAME_FILLER = frozenset({"inc", "corp", "corporation", "company", "the", "and", "group", "co"})
 
 
 _SECTIONS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
