@@ -440,3 +440,12 @@ def test_a_percent_change_is_stated_as_one_with_its_direction(index: SqliteIndex
         "Apple's net income rose 19.5% from fiscal 2024 to fiscal 2025:"
     )
     assert (response.calculation or {})["unit"] == "percent"
+
+
+def test_an_act_taken_for_granted_needs_a_cited_passage_that_says_it(index: SqliteIndex) -> None:
+    """No figure decides "when did it exit": an answer citing passages that never say an exit
+    of any kind (exit, withdraw, cease, wind down) is declined, whatever else it says."""
+    model = ScriptedGenerator([lambda prompt: "Apple designs and sells smartphones [1]."])
+    response = ask(index, "When did Apple exit the smartphone business?", "AAPL", 2025, model)
+    assert response.reason is Reason.UNSUPPORTED_CLAIM
+    assert "'exit the smartphone business'" in (response.detail or "")

@@ -148,3 +148,10 @@ def test_what_a_question_takes_for_granted(text: str, premise: Premise, subject:
 def test_scaffolding_words_are_filler() -> None:
     text = "Answer in USD millions, rounded to one decimal place, using the cash flow statement."
     assert open_words(read_request(text).measure_text) == ()
+
+
+def test_an_act_no_figure_decides_is_taken_for_granted_too() -> None:
+    taken = read_request("When did Amazon exit the cloud computing business?").premise
+    assert taken is not None
+    assert (taken.premise, taken.event) == (Premise.EVENT, "exit")
+    assert "withdr" in taken.said_by

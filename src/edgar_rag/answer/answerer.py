@@ -583,6 +583,16 @@ class Answerer:
                     + "): it answers another question"
                 ),
             )
+        if verdict.ok and (unsaid_act := _act_unsaid(question, verdict, passages)):
+            verdict = replace(
+                verdict,
+                ok=False,
+                reason=Reason.UNSUPPORTED_CLAIM,
+                detail=(
+                    f"no passage the answer cites says {unsaid_act}, which the question takes "
+                    "for granted"
+                ),
+            )
         if verdict.ok and generation.second_look:
             verdict = self._second_look_kept(verdict, prepared, passages)
         timings["verify"] = _ms_since(started)
@@ -801,6 +811,19 @@ def _citation(marker: int, hit: Hit, window: Window) -> Citation:
 
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
+
+
+def _act_unsaid(question: Question, verdict: Verdict, passages: Mapping[int, str]) -> str | None:
+    """The act or move the question takes for granted ("'exit the cloud computing business'")
+    when no passage the answer cites says a word of it; None when one does, or it takes none
+    for granted (whatever the figures could decide was decided before the model)."""
+    taken = question.asked.premise
+    if taken is None or not taken.said_by or not verdict.cited:
+        return None
+    said = frozenset().union(*(prose_stems(passages[m]) for m in verdict.cited if m in passages))
+    if any(stem.startswith(taken.said_by) for stem in said):
+        return None
+    return f"'{taken.said}'"
 
 
 def _quoted(words: Sequence[str]) -> str:

@@ -133,7 +133,7 @@ class ComputedAnswers:
         for granted, or the figures cannot decide (a segment's figure, a figure not reported)."""
         request = question.asked
         taken, filing, filing_id = request.premise, scope.filing, scope.filing_id
-        if taken is None or filing is None or filing_id is None:
+        if taken is None or taken.premise is Premise.EVENT or filing is None or filing_id is None:
             return None
         start, end = taken.span
         subject = request.measure_text[start:end]
@@ -167,8 +167,7 @@ class ComputedAnswers:
             Premise.FALL: rose,
             Premise.CUT: rose,
             Premise.SUSPENSION: rose,
-            Premise.PROFIT: False,
-        }[taken.premise]
+        }.get(taken.premise, False)
         if not contradicted:
             return None
         moved = "rose" if rose else "fell"

@@ -46,6 +46,9 @@ class Premise(StrEnum):
     CUT = "cut"
     SUSPENSION = "suspension"
     RAISE = "raise"
+    EVENT = "event"
+    """An act no figure decides ("when did it exit the cloud business", "why did it close
+    its plants"): only a passage saying it can back an answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,14 @@ class TakenForGranted:
     """The words that state it, as written ("the growth in net sales")."""
     span: tuple[int, int]
     """Where the question names the subject."""
+    event: str = ""
+    """The word of the act taken for granted, lower case ("growth", "cut", "exit")."""
+
+    @property
+    def said_by(self) -> tuple[str, ...]:
+        """Beginnings of the words a passage says the act in ("increas", "grew", "rose" for
+        growth; "exit", "withdr", "ceas" for an exit)."""
+        return _SAID_BY.get(self.premise if self.premise is not Premise.EVENT else self.event, ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +246,69 @@ _PREMISES: tuple[tuple[re.Pattern[str], Premise | None], ...] = (
         None,
     ),
 )
+_ACTS = (
+    r"exit|exited|leave|left|quit|abandon|abandoned|close|closed|shut\s+down|discontinue|"
+    r"discontinued|sell|sold|divest|divested|spin\s+off|spun\s+off|acquire|acquired|buy|bought|"
+    r"restate|restated|delist|delisted|lay\s+off|laid\s+off|default|defaulted|enter|entered"
+)
+_ACT_PREMISE = re.compile(
+    r"\b(?:why|when|how)\s+(?:did|does|has|have|will|would)\s+[^?.,;]+?\s+(?P<said>"
+    rf"(?P<event>{_ACTS})\s+(?P<subject>[^?.,;]+))",
+    re.I,
+)
+_SAID_BY: dict[object, tuple[str, ...]] = {
+    Premise.RISE: (
+        "increa",
+        "grow",
+        "grew",
+        "rose",
+        "rise",
+        "higher",
+        "improv",
+        "expand",
+        "gain",
+        "up",
+        "jump",
+        "surge",
+        "strong",
+    ),
+    Premise.FALL: (
+        "decrea",
+        "declin",
+        "lower",
+        "fell",
+        "fall",
+        "drop",
+        "reduc",
+        "down",
+        "weak",
+        "contra",
+        "shrank",
+        "lost",
+    ),
+    Premise.LOSS: ("loss",),
+    Premise.CUT: ("cut", "reduc", "lower", "decrea"),
+    Premise.SUSPENSION: ("suspen", "halt", "stop", "elimin", "paus", "discon"),
+    Premise.RAISE: ("increa", "raise", "raisin", "higher"),
+    "exit": ("exit", "withdr", "ceas", "discon", "wind", "wound", "leave", "left"),
+    "close": ("close", "closed", "closin", "closur", "shut"),
+    "sell": ("sold", "sell", "sale", "divest", "dispos"),
+    "acquire": ("acqui", "purcha", "bought", "merge"),
+    "restate": ("restat",),
+    "delist": ("delist",),
+    "default": ("defaul",),
+    "enter": ("enter", "launch", "expan"),
+    "lay off": ("layoff", "lay", "laid", "reduct", "headco", "workfo"),
+}
+"""Word beginnings a passage says each act in (``words.stem``'s six letters at most)."""
+_ACT_OF = {
+    "exited": "exit", "leave": "exit", "left": "exit", "quit": "exit", "abandon": "exit",
+    "abandoned": "exit", "closed": "close", "shut down": "close", "discontinue": "close",
+    "discontinued": "close", "sold": "sell", "divest": "sell", "divested": "sell",
+    "spin off": "sell", "spun off": "sell", "acquired": "acquire", "buy": "acquire",
+    "bought": "acquire", "restated": "restate", "delisted": "delist", "defaulted": "default",
+    "entered": "enter", "laid off": "lay off",
+}  # fmt: skip
 _EVENTS = {
     Premise.RISE: "growth increase rise improvement expansion jump surge gain grow improve "
     "expand raise boost hike",
@@ -339,6 +413,8 @@ def _asks_change(text: str) -> bool:
 
 
 def _premise(text: str) -> TakenForGranted | None:
+    """What the question takes for granted: a move of a figure, a loss, a dividend's cut or
+    raise (which figures may decide), else an act (which only a passage can say)."""
     for pattern, fixed in _PREMISES:
         found = pattern.search(text)
         if found is None:
@@ -351,8 +427,16 @@ def _premise(text: str) -> TakenForGranted | None:
                 premise = Premise.RAISE
         subject = " ".join(found["subject"].split())
         said = " ".join(found["said"].split())
-        return TakenForGranted(premise, subject, said, found.span("subject"))
-    return None
+        event = (found["event"] if "event" in found.groupdict() else subject).lower()
+        return TakenForGranted(premise, subject, said, found.span("subject"), event)
+    act = _ACT_PREMISE.search(text)
+    if act is None:
+        return None
+    event = " ".join(act["event"].lower().split())
+    return TakenForGranted(
+        Premise.EVENT, " ".join(act["subject"].split()), " ".join(act["said"].split()),
+        act.span("subject"), _ACT_OF.get(event, event),
+    )  # fmt: skip
 
 
 def _blank(text: str, spans: tuple[tuple[int, int], ...] | list[tuple[int, int]]) -> str:
