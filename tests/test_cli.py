@@ -419,3 +419,10 @@ def test_model_stop_json_says_nothing_was_running(run: CliRunner) -> None:
     stopped = invoke(run, "model", "stop", "--json")
     assert json.loads(stopped.stdout) == {"stopped": False, "pid": None}
     assert invoke(run, "model", "stop").stdout == "not running\n"
+
+
+def test_a_question_longer_than_the_service_reads_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    long = " ".join(["revenue growth margin"] * 100)
+    result = CliRunner().invoke(main, ["ask", long, "--db", str(tmp_path / "none.db")])
+    assert result.exit_code == 2
+    assert "at most 1,000" in result.output

@@ -28,7 +28,7 @@ from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.config import Settings
-from edgar_rag.domain import Generation, Generator, ParsedFiling, Prompt
+from edgar_rag.domain import MAX_QUESTION_CHARS, Generation, Generator, ParsedFiling, Prompt
 from edgar_rag.errors import SourceError
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.postgres import PostgresIndex
@@ -38,7 +38,6 @@ from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, ServiceSettings, build_services, create_app
-from edgar_rag.service.models import MAX_QUESTION_CHARS
 from edgar_rag.service.observe import JsonLineFormatter, log_config
 from edgar_rag.service.store import item_span
 from fakes import ScriptedGenerator, marker_of

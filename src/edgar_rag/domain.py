@@ -340,6 +340,11 @@ class FilingStore(PassageIndex, IndexWriter, FilingReader, FigureReader, Protoco
     def close(self) -> None: ...
 
 
+MAX_QUESTION_CHARS = 1000
+"""The longest question read: the service answers a longer one with a 422, ``ask`` and
+``search`` exit 2 naming the limit."""
+
+
 class Reason(StrEnum):
     """Why an answer was declined (a decline is a result, not an error)."""
 

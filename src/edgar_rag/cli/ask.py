@@ -41,6 +41,13 @@ def ask(
     verified answer."""
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
+    from edgar_rag.domain import MAX_QUESTION_CHARS  # noqa: PLC0415
+
+    if len(question) > MAX_QUESTION_CHARS:
+        raise click.BadParameter(
+            f"the question has {len(question):,} characters; at most {MAX_QUESTION_CHARS:,}",
+            param_hint="QUESTION",
+        )
     from edgar_rag.answer.render import response_text  # noqa: PLC0415
     from edgar_rag.api import open_index  # noqa: PLC0415
     from edgar_rag.service.models import AskResponse  # noqa: PLC0415

@@ -128,6 +128,13 @@ def search(
     """Rank the passages that best answer QUESTION (one filing, or the whole corpus)."""
     if not question.strip():
         raise click.BadParameter("the question is empty", param_hint="QUESTION")
+    from edgar_rag.domain import MAX_QUESTION_CHARS  # noqa: PLC0415
+
+    if len(question) > MAX_QUESTION_CHARS:
+        raise click.BadParameter(
+            f"the question has {len(question):,} characters; at most {MAX_QUESTION_CHARS:,}",
+            param_hint="QUESTION",
+        )
     from edgar_rag.api import open_index  # noqa: PLC0415
     from edgar_rag.service.models import HitJson  # noqa: PLC0415
 

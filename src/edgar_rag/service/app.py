@@ -44,7 +44,7 @@ from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.compose import build_answerer, build_searcher, open_index
 from edgar_rag.config import Settings
-from edgar_rag.domain import FilingStore, Scope
+from edgar_rag.domain import MAX_QUESTION_CHARS, FilingStore, Scope
 from edgar_rag.errors import ConfigError, NotFoundError, SourceError
 from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
@@ -57,7 +57,6 @@ from edgar_rag.service.failures import (
 )
 from edgar_rag.service.models import (
     MAX_OFFSET,
-    MAX_QUESTION_CHARS,
     AskRequest,
     AskResponse,
     EmbedderJson,

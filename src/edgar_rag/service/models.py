@@ -16,13 +16,11 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from edgar_rag.answer.render import REASON_WORDS
-from edgar_rag.domain import Citation, FilingMeta, Hit, Response
+from edgar_rag.domain import MAX_QUESTION_CHARS, Citation, FilingMeta, Hit, Response
 
 if TYPE_CHECKING:
     from edgar_rag.ingest.indexer import IngestResult
 
-MAX_QUESTION_CHARS = 1000
-"""The longest question the service reads; a longer one is a 422."""
 
 MAX_CIK = 9_999_999_999
 MAX_OFFSET = 1_000_000_000
