@@ -155,3 +155,19 @@ def test_an_act_no_figure_decides_is_taken_for_granted_too() -> None:
     assert taken is not None
     assert (taken.premise, taken.event) == (Premise.EVENT, "exit")
     assert "withdr" in taken.said_by
+
+
+def test_a_share_of_any_line_item_divides_by_that_item() -> None:
+    plan = _plan("What share of its net income did the company pay out as dividends?")
+    assert isinstance(plan, ComputationPlan)
+    assert (render(plan.formula), plan.unit) == ("dividends_paid / net_income", ResultUnit.PERCENT)
+
+
+def test_the_closing_of_an_average_of_opening_and_closing_is_no_year_end_balance() -> None:
+    text = (
+        "Using cost of revenue and the average of opening and closing inventories, what was "
+        "its inventory turnover?"
+    )
+    plan = _plan(text)
+    assert isinstance(plan, ComputationPlan)
+    assert render(plan.formula) == "cost_of_revenue / avg(inventory)"

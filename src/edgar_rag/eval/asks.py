@@ -65,9 +65,9 @@ class AskedQuestion(BaseModel):
 
 
 def read_asks(folder: Path = ASKS) -> list[AskedQuestion]:
-    """Every question of the folder's files, in file and line order."""
+    """Every question of the folder's files, in file and line order (its tapes aside)."""
     questions = []
-    for path in sorted(folder.glob("*.jsonl")):
+    for path in sorted(p for p in folder.glob("*.jsonl") if not p.name.startswith("tape")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if line.strip():
                 try:

@@ -231,10 +231,15 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
             formula = map_refs(formula, lambda r: Ref(r.item, r.offset))
         return formula, metric.unit, "metric", metric.key, _blank(text, [span])
     spans = library.item_spans(text)
-    share = _SHARE_OF_REVENUE.search(text)
-    if share is not None:
-        spans = [(span, item) for span, item in spans if item.key != "revenue"]
-        text = _blank(text, [share.span()])
+    share = _SHARE_OF.search(text)
+    named_whole = next(
+        ((span, item) for span, item in spans if share is not None and span[0] == share.end()),
+        None,
+    )
+    whole = named_whole[1] if named_whole is not None else None
+    if named_whole is not None and share is not None:
+        spans = [(span, item) for span, item in spans if item is not whole]
+        text = _blank(text, [share.span(), named_whole[0]])
     elif _ASKS_SHARE.search(text):
         return Unplanned("what share of a whole the question asks", decline=False)
     if _ASKS_EFFECT.search(text):
@@ -249,10 +254,10 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
         return None
     rest = _blank(text, [span for span, _ in spans])
     ref = Ref(item.key, 0, request.average_balance and item.period is PeriodKind.INSTANT)
-    if share is not None:
-        if item.unit is not Dimension.USD:
-            return Unplanned(f"{item.label} as a share of revenue", decline=True)
-        return Binary("/", ref, Ref("revenue")), ResultUnit.PERCENT, "metric", item.key, rest
+    if whole is not None:
+        if item.unit is not Dimension.USD or whole.unit is not Dimension.USD:
+            return Unplanned(f"{item.label} as a share of {whole.label}", decline=True)
+        return Binary("/", ref, Ref(whole.key)), ResultUnit.PERCENT, "metric", item.key, rest
     source = "metric" if ref.average else "lookup"
     return ref, _ITEM_UNITS[item.unit], source, item.key, rest
 
@@ -392,11 +397,13 @@ def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
 
 
 _ITEM_UNITS = {Dimension.USD: ResultUnit.USD, Dimension.USD_PER_SHARE: ResultUnit.USD_PER_SHARE}
-_SHARE_OF_REVENUE = re.compile(
+_SHARE_OF = re.compile(
     r"\b(?:(?:as\s+an?\s+|what\s+)?(?:share|percent(?:age)?|%|portion|proportion|fraction)\s+"
-    r"of|relative\s+to|to)\s+(?:its\s+|the\s+)?(?:total\s+)?(?:net\s+)?(?:revenues?|sales)\b",
+    r"of|relative\s+to)\s+(?:its\s+|the\s+|their\s+)?(?:\S+\s+){0,2}?(?=\S)",
     re.IGNORECASE,
 )
+"""A part of a whole asked ("what share of its net income", "as a percentage of revenue"):
+the line item named right after it is the whole (its possessive and fiscal year aside)."""
 _ASKS_SHARE = re.compile(
     r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b|%\s+of\b", re.IGNORECASE
 )

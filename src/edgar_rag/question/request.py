@@ -321,9 +321,12 @@ _EVENT_OF = {word: premise for premise, words in _EVENTS.items() for word in wor
 
 
 _FORMERLY = re.compile(
-    r"\(?\bformerly\s+(?:known\s+as\s+)?[^)?.,]+\)?|\bif\s+(?:possible|applicable|needed)\b", re.I
+    r"\(?\bformerly\s+(?:known\s+as\s+)?[^)?.,]+\)?|\bif\s+(?:possible|applicable|needed)\b|"
+    r"\breturn(?:ed|s)?\s+to\s+(?:its\s+|their\s+)?(?:shareholders|stockholders|investors)\b",
+    re.I,
 )
-"""A company's former name, said beside its name ("Block (formerly known as Square)")."""
+"""Words beside the measure that say nothing of it: a company's former name ("Block (formerly
+known as Square)"), "if possible", "returned to shareholders" (through dividends)."""
 
 
 def read_request(
@@ -371,10 +374,10 @@ def read_request(
         if found is not None and (transform is not Transform.LEVEL or found in spans):
             measure = _blank(measure, ((found.start(), found.end()),))
     premise = _premise(text)
+    measure = _blank_matches(_AVERAGE_BALANCE, measure)  # its "closing" is no year-end balance
     year_end = _YEAR_END.search(measure) is not None
     measure = _blank_matches(_YEAR_END, measure)
     measure = _blank_matches(_PERIOD_PHRASES, measure)
-    measure = _blank_matches(_AVERAGE_BALANCE, measure)
     measure = _blank_matches(_NOT_AVERAGE, measure)
     if transform is Transform.PERCENT_CHANGE and percent_change is not None and growth is None:
         said = percent_change.group(0).lower()
