@@ -171,3 +171,9 @@ def test_the_closing_of_an_average_of_opening_and_closing_is_no_year_end_balance
     plan = _plan(text)
     assert isinstance(plan, ComputationPlan)
     assert render(plan.formula) == "cost_of_revenue / avg(inventory)"
+
+
+def test_dividends_declared_per_share_are_their_own_line_not_dividends_paid() -> None:
+    plan = _plan("By what percentage did dividends declared per share grow in 2023?")
+    assert isinstance(plan, ComputationPlan)
+    assert render(plan.formula) == "dividends_per_share / dividends_per_share[-1] - 1"
