@@ -159,19 +159,17 @@ def test_a_figure_is_stated_with_its_unit_precision_and_kind() -> None:
 
 def test_an_answer_states_the_phrase_in_its_own_words_or_a_listed_equivalent() -> None:
     headquarters = _question(
-        "n11", item="Item 2", topic="property", question="Where is Amazon's headquarters?",
-        phrase="We own and lease our corporate headquarters in Washington’s Puget Sound region",
+        "n01", item="Item 2", topic="property", question="Where is Apple's headquarters?",
+        phrase="We own and lease our corporate headquarters in Cupertino, California",
     )  # fmt: skip
-    assert states_phrase(
-        "Its headquarters are located in Washington's Puget Sound region [1].", headquarters
-    )
-    suppliers = _question(
-        "n12", item="Item 1A", topic="supply", question="Who supplies Tesla's battery cells?",
-        phrase="fully qualified only a very limited number of such suppliers",
+    assert states_phrase("Its headquarters are located in Cupertino, California [1].", headquarters)
+    sourcing = _question(
+        "n02", item="Item 1A", topic="supply", question="Does Apple depend on one supplier?",
+        phrase="relies on a single source for certain components",
     )  # fmt: skip
-    assert not states_phrase("Tesla relies on suppliers such as Panasonic [1].", suppliers)
-    listed = suppliers.model_copy(update={"equivalents": ("relies on a few qualified vendors",)})
-    assert states_phrase("Tesla relies on a few qualified vendors [1].", listed)
+    assert not states_phrase("Apple buys parts from many suppliers [1].", sourcing)
+    listed = sourcing.model_copy(update={"equivalents": ("buys parts from many suppliers",)})
+    assert states_phrase("Apple buys parts from many suppliers [1].", listed)
 
 
 def test_a_cited_row_prints_the_figure_in_its_scale() -> None:
