@@ -35,7 +35,7 @@ from edgar_rag.compose import (
     build_searcher,
 )
 from edgar_rag.config import Settings, load_settings
-from edgar_rag.domain import Embedder, FilingStore, Hit, Response, Scope
+from edgar_rag.domain import Embedder, FilingStore, Generator, Hit, Response, Scope
 from edgar_rag.eval.stats import Interval, percentiles, wilson
 from edgar_rag.eval.strict import Gold, Unit, half_step_of, is_gold, states_gold
 from edgar_rag.index.sqlite import SqliteIndex
@@ -363,12 +363,14 @@ def run(
     resume: bool = False,
     settings: Settings | None = None,
     progress: Callable[[str], None] = lambda line: None,
+    generator: Generator | None = None,
 ) -> dict[str, Any]:
     """Index the FinanceBench PDFs, ask their questions, and return the report (a JSON dict).
 
     Records generations to ``tape``, or with ``replay`` answers from it. Each question's row is
     also written to a journal beside ``db``; ``resume`` keeps the tape and the journal of an
     interrupted run and asks only the questions the journal lacks (a fresh run clears both).
+    ``generator`` stands in for the settings' model (the gate's refuser: no model, no tape).
     """
     chosen = (settings or load_settings()).model_copy(
         update={"db": db, "tape": tape, "tape_mode": "replay" if replay else "record"}
@@ -390,6 +392,8 @@ def run(
             journal.unlink(missing_ok=True)
         searcher = build_searcher(chosen, index)
         answerer = build_answerer(chosen, index)
+        if generator is not None:
+            answerer.generator = generator
         rows = []
         for number, case in enumerate(kept, 1):
             scope = scopes.get(case.doc_name)
