@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from edgar_rag.domain import ParsedFiling
 from edgar_rag.eval.answering import gold_matches
 from edgar_rag.eval.golden import (
@@ -71,9 +73,49 @@ def test_an_answer_is_correct_when_it_states_the_gold_figure_as_written() -> Non
     gold = question()
     assert gold_matches("Net sales were $416,161 million [1].", gold)
     assert gold_matches("Net sales were $416.2 billion [1].", gold)
-    assert gold_matches("Total net sales | 2025: 416,161", gold)
+    assert gold_matches("Net sales were $416 billion [1].", gold)
+    assert gold_matches("Total net sales were $416,161 (in millions) [1].", gold)
     assert not gold_matches("Net sales were $391,035 million [1].", gold)
     assert not gold_matches("Net sales were $417 billion [1].", gold)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Total net sales | 2025: 416,161",  # no unit, no scale
+        "Net sales were $416,161. [1]",  # no scale: $416,161
+        "Net sales were $0.4 trillion [1].",  # rounded past what a reader accepts
+        "Net sales were -416,161 million dollars [1].",  # not the gold's sign
+        "Apple sold 416,161 million shares [1].",  # shares, not dollars
+        "Net sales grew 416,161% [1].",
+    ],
+)
+def test_a_figure_without_the_unit_scale_precision_or_sign_asked_is_not_correct(
+    answer: str,
+) -> None:
+    assert not gold_matches(answer, question())
+
+
+def test_a_buyback_in_shares_is_not_the_dollars_asked() -> None:
+    buyback = question(metric="buybacks", value=7_951e6, displayed="7,951")
+    assert not gold_matches("Home Depot repurchased 7,951 million shares [1].", buyback)
+    assert gold_matches("Home Depot repurchased $7,951 million of its shares [1].", buyback)
+    assert gold_matches("Repurchases of common stock | 2023: $(7,951) million", buyback)
+
+
+def test_a_loss_is_stated_negative_or_named_as_a_loss() -> None:
+    loss = question(metric="net_income", value=-11_817e6, displayed="(11,817)")
+    assert gold_matches("Boeing's net loss was $11,817 million [1].", loss)
+    assert gold_matches("Net income was $(11,817) million [1].", loss)
+    assert not gold_matches("Boeing earned $11,817 million [1].", loss)
+
+
+def test_earnings_per_share_is_in_dollars_or_per_share() -> None:
+    eps = question(metric="diluted_eps", value=6.08, displayed="6.08", decimals=2)
+    assert gold_matches("Diluted EPS was $6.08 [1].", eps)
+    assert gold_matches("Apple earned 6.08 per diluted share [1].", eps)
+    assert not gold_matches("Diluted EPS was 6.08% [1].", eps)
+    assert not gold_matches("Diluted EPS was $6 [1].", eps)
 
 
 RECORD = {

@@ -22,6 +22,7 @@ from edgar_rag.eval.narrative import (
     render_narrative,
     run_narrative,
     states_figure,
+    states_phrase,
 )
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
@@ -145,6 +146,30 @@ def test_a_figure_is_stated_as_printed_or_as_one_it_supports() -> None:
     assert states_figure("Walmart employs about 2.1 million associates.", "2.1 million")
     assert states_figure("Customer A was 13% of revenue.", "13%")
     assert not states_figure("Apple had about 164,000 employees.", "166,000")
+
+
+def test_a_figure_is_stated_with_its_unit_precision_and_kind() -> None:
+    unit = "full-time equivalent employees"
+    assert states_figure("Apple had about 166,000 employees [1].", "166,000", unit)
+    assert not states_figure("Apple had 166,000 [1].", "166,000", unit)  # counts nothing
+    assert not states_figure("Walmart employs 2 million associates.", "2.1 million")
+    assert not states_figure("Customer A was 13 of revenue.", "13%")
+    assert not states_figure("Revenue grew 166,000% [1].", "166,000")
+
+
+def test_an_answer_states_the_phrase_in_its_own_words_or_a_listed_equivalent() -> None:
+    headquarters = _question(
+        "n01", item="Item 2", topic="property", question="Where is Apple's headquarters?",
+        phrase="We own and lease our corporate headquarters in Cupertino, California",
+    )  # fmt: skip
+    assert states_phrase("Its headquarters are located in Cupertino, California [1].", headquarters)
+    sourcing = _question(
+        "n02", item="Item 1A", topic="supply", question="Does Apple depend on one supplier?",
+        phrase="relies on a single source for certain components",
+    )  # fmt: skip
+    assert not states_phrase("Apple buys parts from many suppliers [1].", sourcing)
+    listed = sourcing.model_copy(update={"equivalents": ("buys parts from many suppliers",)})
+    assert states_phrase("Apple buys parts from many suppliers [1].", listed)
 
 
 def test_a_cited_row_prints_the_figure_in_its_scale() -> None:

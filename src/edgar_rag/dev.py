@@ -157,6 +157,20 @@ def regression(
 
 
 @evaluations.command()
+@click.argument("command", type=click.Choice(["check", "accept"]))
+@index_option
+@click.option("--set", "names", multiple=True, help="A gated set (repeatable); default: all.")
+def gate(command: Literal["check", "accept"], index: Path, names: tuple[str, ...]) -> None:
+    """Score every gated set against its gold and hold it to data/gates/ (`make eval-ci`), or
+    accept the scores as the new gate, listing every question that moved."""
+    from edgar_rag.config import load_settings  # noqa: PLC0415
+    from edgar_rag.eval.gate import gated_sets, run_gate  # noqa: PLC0415
+
+    settings = load_settings().model_copy(update={"db": index})
+    sys.exit(run_gate(command, gated_sets(), settings, only=names))
+
+
+@evaluations.command()
 @index_option
 @path_option("--out", "docs/computed.json", "The report; its page goes beside it as .md.")
 @click.option(

@@ -28,6 +28,7 @@ from edgar_rag.eval.golden import (
     read_golden,
     write_jsonl,
 )
+from edgar_rag.eval.strict import Gold, Unit, states_gold
 from edgar_rag.question.companies import company_guard
 
 GOLDEN = Path("data/golden/questions.jsonl")
@@ -76,25 +77,40 @@ class CaseRecord:
     """Answered or declined in code from the filing's reported figures; no model ran."""
 
 
+OUTFLOWS = frozenset({"capex", "dividends", "buybacks"})
+"""Golden metrics that are payments: the cash flow statement prints them in parentheses."""
+
+
+def gold_of(question: GoldenQuestion, value: float | None = None) -> Gold | None:
+    """The strict rule's gold of an answerable question (``value``: another period's figure)."""
+    value = question.value if value is None else value
+    if value is None:
+        return None
+    unit: Unit = "usd_per_share" if question.metric == "diluted_eps" else "usd"
+    half_step = 0.5 * 10.0 ** -(question.decimals or 0)  # XBRL's decimals: -6 is to the million
+    return Gold(value, unit, half_step=half_step, outflow=question.metric in OUTFLOWS)
+
+
 def gold_matches(text: str, question: GoldenQuestion) -> bool:
-    """The answer states the gold figure, to the precision it wrote (scaled or as displayed)."""
-    return _states(text, question.displayed, question.value)
+    """The answer states the gold figure as a reader takes it: in dollars (per share for EPS),
+    with its scale written, the gold's sign, to at most 1% rounding (``edgar_rag.eval.strict``)."""
+    gold = gold_of(question)
+    return gold is not None and states_gold(text, gold)
 
 
-def _states(text: str, displayed: str | None, value: float | None) -> bool:
-    if displayed is None:
-        return False
+def _states(text: str, displayed: str) -> bool:
+    """The answer states a figure the filing displays (another period's), to its rounding."""
     gold = find_figures(displayed)
     if not gold:
         return False
-    printed = PrintedFigure(gold[0], (value,) if value is not None else (), header=None, label=None)
+    printed = PrintedFigure(gold[0], (), header=None, label=None)
     return any(supports(printed, claim) for claim in find_figures(text))
 
 
 def _states_other_period(text: str, question: GoldenQuestion) -> bool:
     if question.kind != "answerable" or gold_matches(text, question):
         return False
-    return any(_states(text, shown, None) for shown in question.other_periods)
+    return any(_states(text, shown) for shown in question.other_periods)
 
 
 def _prints_gold(question: GoldenQuestion, texts: Iterable[str]) -> bool:

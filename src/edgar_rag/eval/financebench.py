@@ -35,8 +35,9 @@ from edgar_rag.compose import (
     build_searcher,
 )
 from edgar_rag.config import Settings, load_settings
-from edgar_rag.domain import Embedder, FilingStore, Hit, Response, Scope
+from edgar_rag.domain import Embedder, FilingStore, Generator, Hit, Response, Scope
 from edgar_rag.eval.stats import Interval, percentiles, wilson
+from edgar_rag.eval.strict import Gold, Unit, half_step_of, is_gold, states_gold
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
@@ -198,46 +199,37 @@ def question_scale(question: str) -> float | None:
     return _SCALES[match.group(1).lower()] if match else None
 
 
-def _half_unit(figure: Figure, scale: float) -> float:
-    return 0.5 * 10.0**-figure.decimals_written * scale
-
-
-def _significant_digits(figure: Figure) -> int:
-    return len(f"{figure.raw:.{figure.decimals_written}f}".replace(".", "").lstrip("0"))
-
-
-def matches(gold: Figure, scale: float | None, stated: Figure) -> bool:
-    """``stated`` is ``gold``: within 1%, or within the rounding either wrote.
-
-    Values are compared scaled (the gold read in the question's unit, ``in USD millions``, so
-    ``$1.58 billion`` is 1,577 million), and raw where one side leaves its unit unsaid (``1,577``
-    for ``$1,577 million``). The answer's own rounding counts only when it keeps two significant
-    digits (``$1.6 billion`` for 1,577 million, not ``$2 billion``). Signs are ignored (``a
-    decrease of 3.7``). A percent matches only a percent, unless the gold is a bare number.
-    """
-    gold_bare = not gold.is_percent and "$" not in gold.text
-    if gold.is_percent != stated.is_percent and not gold_bare:
-        return False
-    rounded = _significant_digits(stated) >= 2
-    pairs = [(abs(gold.value), _half_unit(gold, gold.scale), abs(stated.value), stated.scale)]
-    if scale is not None and gold.scale == 1 and not gold.is_percent:
-        pairs.append((gold.raw * scale, _half_unit(gold, scale), abs(stated.value), stated.scale))
-    gold_unit_known = gold.scale != 1 or scale is not None
-    if stated.scale == 1 or not gold_unit_known:
-        pairs.append((gold.raw, _half_unit(gold, 1.0), stated.raw, 1.0))
-    return any(
-        abs(value - expected)
-        <= max(RELATIVE_TOLERANCE * expected, half, _half_unit(stated, unit) if rounded else 0.0)
-        * (1 + 1e-9)
-        for expected, half, value, unit in pairs
+def gold_of(gold: Figure, scale: float | None) -> Gold:
+    """The strict rule's gold: a ``$`` gold is dollars, a percentage a percentage, anything else a
+    plain number; the gold is read in the question's scale where it writes none and the
+    question names one (``in USD millions``: ``$1577.00`` is 1,577 million)."""
+    unit: Unit = "percent" if gold.is_percent else "usd" if "$" in gold.text else "number"
+    in_scale = scale if scale is not None and gold.scale == 1 and not gold.is_percent else 1.0
+    return Gold(
+        gold.value * in_scale,
+        unit,
+        asked_scale=scale,
+        half_step=half_step_of(gold, gold.scale * in_scale),
+        relative_tolerance=RELATIVE_TOLERANCE,
     )
+
+
+def matches(gold: Figure, scale: float | None, stated: Figure, text: str | None = None) -> bool:
+    """``stated`` (a figure of ``text``) is ``gold`` under the strict rule
+    (``edgar_rag.eval.strict``), within 1% or the rounding it wrote, whichever is wider.
+
+    A figure written without a scale is read in the question's (``1,577`` for a question asking
+    in USD millions), never as a scale the question does not name (``1,577`` is not ``$1,577
+    million``); a percentage matches only a percentage; the sign is the gold's (``-3.7`` is not
+    ``3.7``, unless the sentence names the decrease)."""
+    return is_gold(stated, stated.text if text is None else text, gold_of(gold, scale))
 
 
 def is_correct(gold: Figure, scale: float | None, response: Response) -> bool:
     """An answer (not a decline) one of whose figures is the gold figure."""
     if response.reason is not None or response.text is None:
         return False
-    return any(matches(gold, scale, stated) for stated in find_figures(response.text))
+    return states_gold(response.text, gold_of(gold, scale))
 
 
 # -- running -------------------------------------------------------------------------------------
@@ -371,12 +363,14 @@ def run(
     resume: bool = False,
     settings: Settings | None = None,
     progress: Callable[[str], None] = lambda line: None,
+    generator: Generator | None = None,
 ) -> dict[str, Any]:
     """Index the FinanceBench PDFs, ask their questions, and return the report (a JSON dict).
 
     Records generations to ``tape``, or with ``replay`` answers from it. Each question's row is
     also written to a journal beside ``db``; ``resume`` keeps the tape and the journal of an
     interrupted run and asks only the questions the journal lacks (a fresh run clears both).
+    ``generator`` stands in for the settings' model (the gate's refuser: no model, no tape).
     """
     chosen = (settings or load_settings()).model_copy(
         update={"db": db, "tape": tape, "tape_mode": "replay" if replay else "record"}
@@ -398,6 +392,8 @@ def run(
             journal.unlink(missing_ok=True)
         searcher = build_searcher(chosen, index)
         answerer = build_answerer(chosen, index)
+        if generator is not None:
+            answerer.generator = generator
         rows = []
         for number, case in enumerate(kept, 1):
             scope = scopes.get(case.doc_name)
@@ -601,11 +597,13 @@ def _numeric_answers(report: dict[str, Any]) -> list[str]:
         "",
         f"{answers['numeric']} questions have a gold answer that is a bare figure (`$1577.00`, "
         f"`1.9%`, `-3.7`); the other {answers['non_numeric']} (prose, some with figures inside) "
-        "are not scored here. Correct: not a decline, and a figure of the answer equals the gold "
-        f"within {RELATIVE_TOLERANCE:.0%} or within the rounding either wrote (the answer's only "
-        "when it keeps two significant digits), comparing values scaled (the gold read in the "
-        "question's unit, `in USD millions`) and raw where one side leaves its unit unsaid; signs "
-        "are ignored. Intervals: Wilson, 95%.",
+        "are not scored here. Correct (the strict rule of issue 42, `edgar_rag.eval.strict`): "
+        "not a decline, and a figure of the answer equals the gold within "
+        f"{RELATIVE_TOLERANCE:.0%} or the rounding it wrote (a rounding coarser than 1% of the "
+        "gold never counts), in the gold's unit (a percentage only for a percentage, dollars "
+        "for dollars), read in the question's scale where it writes none (`in USD millions`) "
+        "and never in a scale nobody named, with the gold's sign (a negative gold stated "
+        "negative or as a decrease). Intervals: Wilson, 95%.",
         "",
         *table(
             ["measure", "value"],

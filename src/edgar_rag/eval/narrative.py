@@ -3,15 +3,17 @@ through the same answer path, arms and statistics as the golden set.
 
 Each question is searched once and generated once (company guard off, as the golden runner does);
 every arm is a mask over that generation (``edgar_rag.eval.report.arm_outcome``). An answer is
-correct when it is not declined, cites a passage of the expected filing that contains the
-question's phrase and, for a figure question, states the figure. A decline question is answered
-falsely when anything is answered. The run is written to ``data/narrative/run-<split>.json``;
-the page is a pure function of the runs.
+correct (the strict rule of issue 42) when it is not declined, its cited quote of the expected
+filing itself holds the question's phrase (or a listed equivalent) and its own text states it:
+the phrase's words for a prose question, the figure with its unit for a figure question. A
+decline question is answered falsely when anything is answered. The run is written to
+``data/narrative/run-<split>.json``; the page is a pure function of the runs.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import time
 from collections import Counter
@@ -24,11 +26,12 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from edgar_rag.answer.answerer import Answerer, Prepared
-from edgar_rag.answer.numbers import PrintedFigure, find_figures, passage_figures, supports
+from edgar_rag.answer.numbers import find_figures, passage_figures, supports
 from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.domain import Generation, Reason, Response
 from edgar_rag.eval.answering import guards_declining, read_partial
 from edgar_rag.eval.report import ARMS, arm_outcome
+from edgar_rag.eval.strict import Gold, Unit, half_step_of, states_gold
 from edgar_rag.markdown import interval, share, table
 
 QUESTIONS = Path("data/narrative/questions.jsonl")
@@ -76,6 +79,9 @@ class NarrativeQuestion(BaseModel):
     unit: str | None
     why: str | None
     absent: tuple[str, ...]
+    equivalents: tuple[str, ...] = ()
+    """Other words the filing or an answer may say the phrase in, each held to it as the phrase
+    is: in the cited quote, and in the answer's text."""
 
     @model_validator(mode="after")
     def _fields_fit_the_kind(self) -> Self:
@@ -130,6 +136,7 @@ class NarrativeRecord:
     cites_phrase: bool
     """A citation is a passage of the expected filing that contains the phrase."""
     states_figure: bool
+    """The answer's own text states the figure (a figure question) or the phrase (prose)."""
     correct: bool
     phrase_in_prompt: bool
     """The phrase is in what the model read: a window of a passage it was given (a phrase that
@@ -148,14 +155,18 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def states_figure(text: str, figure: str) -> bool:
-    """The answer states the figure as printed, or one it supports (``1.6 million`` for
-    ``1,600,000``)."""
+def states_figure(text: str, figure: str, unit: str | None = None) -> bool:
+    """The answer states the figure as a reader takes it (``edgar_rag.eval.strict``): its value
+    to at most 1% rounding (``1.6 million`` for ``1,600,000``; ``2 million`` is not 1.6 million),
+    a percentage only for a percentage, dollars for dollars, and, where ``unit`` is given, the
+    answer names what it counts (a word of the unit: ``employees``, ``feet``, ``record``)."""
     gold = find_figures(figure)
     if not gold:
         return _flat(figure) in _flat(text)
-    printed = PrintedFigure(gold[0], (), header=None, label=None)
-    return any(supports(printed, claim) for claim in find_figures(text))
+    kind: Unit = "percent" if gold[0].is_percent else "usd" if "$" in figure else "number"
+    if not states_gold(text, Gold(gold[0].value, kind, half_step=half_step_of(gold[0]))):
+        return False
+    return unit is None or bool(_content_words(unit) & _content_words(text))
 
 
 def prints_figure(quote: str, figure: str) -> bool:
@@ -168,36 +179,63 @@ def prints_figure(quote: str, figure: str) -> bool:
     return bool(gold) and any(supports(cell, gold[0]) for cell in passage_figures(quote))
 
 
-def cites_phrase(response: Response, prepared: Prepared, question: NarrativeQuestion) -> bool:
-    """Some citation is of the expected filing and its passage (or its quote) holds the phrase,
-    or, for a figure question, prints the figure: a filing states a count in more than one
-    place ("We have 32,880 route miles" in Item 2, "Our rail network includes 32,880 route
-    miles" in Item 1), and the verifier has already held the figure to the line naming what was
-    asked."""
-    if question.phrase is None:
+_WORD = re.compile(r"[a-z0-9]+")
+_STOPWORDS = frozenset(
+    "a an and are as at be by for from has have in is it its of on or our such that the their "
+    "these this to was we were which with".split()
+)
+
+
+def _content_words(text: str) -> set[str]:
+    """Lower-case words, a plural's ``s`` and a possessive dropped, stopwords left out."""
+    words = (w.removesuffix("s") for w in _WORD.findall(text.lower().replace("’", "'")))
+    return {w for w in words if w and w not in _STOPWORDS}
+
+
+def _phrases(question: NarrativeQuestion) -> tuple[str, ...]:
+    return tuple(_flat(p).lower() for p in (question.phrase, *question.equivalents) if p)
+
+
+def cites_phrase(response: Response, question: NarrativeQuestion) -> bool:
+    """Some citation is of the expected filing and its quote itself (the window shown under the
+    answer, not the ~800-character chunk it was cut from) holds the phrase or a listed
+    equivalent, or, for a figure question, prints the figure: a filing states a count in more
+    than one place ("We have 32,880 route miles" in Item 2, "Our rail network includes 32,880
+    route miles" in Item 1)."""
+    phrases = _phrases(question)
+    if not phrases:
         return False
-    phrase = _flat(question.phrase)
     expected = (question.ticker, question.fiscal_year)
-    figure = question.figure
-    if figure is not None and any(
-        (c.filing.ticker, c.filing.fiscal_year) == expected and prints_figure(c.quote, figure)
-        for c in response.citations
-    ):
-        return True
-    given = [
-        hit.passage.chunk
-        for hit in prepared.given
-        if (hit.passage.filing.ticker, hit.passage.filing.fiscal_year) == expected
-    ]
     for citation in response.citations:
         if (citation.filing.ticker, citation.filing.fiscal_year) != expected:
             continue
-        if phrase in _flat(citation.quote) or any(
-            chunk.start <= citation.start < chunk.end and phrase in _flat(chunk.text)
-            for chunk in given
-        ):
+        quote = _flat(citation.quote).lower()
+        if any(phrase in quote for phrase in phrases):
+            return True
+        if question.figure is not None and prints_figure(citation.quote, question.figure):
             return True
     return False
+
+
+STATED_SHARE = 0.5
+"""The share of a phrase's content words an answer's text must say to state it."""
+
+
+def states_phrase(text: str, question: NarrativeQuestion) -> bool:
+    """The answer's own text says what the phrase says: it holds the phrase or a listed
+    equivalent, or at least half the phrase's content words (``Its headquarters are located in
+    Washington's Puget Sound region`` states ``We own and lease our corporate headquarters in
+    Washington's Puget Sound region``; ``Tesla relies on suppliers such as Panasonic`` does not
+    state ``fully qualified only a very limited number of such suppliers``)."""
+    flat = _flat(text).lower()
+    if any(phrase in flat for phrase in _phrases(question)):
+        return True
+    said = _content_words(text)
+    return any(
+        len(words & said) >= STATED_SHARE * len(words)
+        for words in map(_content_words, _phrases(question))
+        if words
+    )
 
 
 def _scope(index: Any, question: NarrativeQuestion) -> Any:
@@ -236,9 +274,13 @@ def run_narrative(
         seconds = (generation.recorded_s if generation else 0.0) or time.perf_counter() - started
         answered = response.reason is None and response.text is not None
         text = response.text or ""
-        cited = answered and cites_phrase(response, prepared, question)
-        stated = answered and question.figure is not None and states_figure(text, question.figure)
-        correct = question.expect == "answer" and cited and (question.figure is None or stated)
+        cited = answered and cites_phrase(response, question)
+        stated = answered and (
+            states_phrase(text, question)
+            if question.figure is None
+            else states_figure(text, question.figure, question.unit)
+        )
+        correct = question.expect == "answer" and cited and stated
         records.append(
             NarrativeRecord(
                 id=question.id, kind=question.kind, topic=question.topic, scope=question.scope,
