@@ -1,5 +1,5 @@
-"""The analysts' questions (data/asks/): the strict scorer, and the set through the answer path
-on the corpus index, held to floors (issue 38)."""
+"""The analysts' questions (data/asks/): the set's files and the strict scorer (issue 38; the
+set through the answer path is held to its gate by ``make eval-ci``)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.config import load_settings
-from edgar_rag.eval.asks import AskedQuestion, Gold, measure, outcome_of, read_asks, states
-
-CORPUS_DB = Path("build/corpus.db")
+from edgar_rag.eval.asks import AskedQuestion, Gold, outcome_of, read_asks, states
 
 
 def _gold(value: str, unit: str, scale: int = 0, decimals: int = 1) -> Gold:
@@ -79,14 +76,3 @@ def test_a_decline_is_right_for_a_question_to_decline_and_never_for_one_to_answe
     )
     assert outcome_of(decline, None) == "correct"
     assert outcome_of(answer, None) == "declined"
-
-
-@pytest.mark.skipif(not CORPUS_DB.exists(), reason="no build/corpus.db")
-def test_the_set_through_the_answer_path_holds_its_floors(tmp_path: Path) -> None:
-    report = measure(CORPUS_DB, tmp_path / "asks.json", load_settings(), model=False)
-    for split, groups in report["groups"].items():
-        assert groups["decline"]["wrong"] == 0, f"{split}: a question to decline was answered"
-        assert groups["prose"]["wrong"] == 0, f"{split}: a prose question answered in code"
-        answers = groups["answer"]
-        assert answers["wrong"] <= 0.04 * sum(answers.values()), split
-        assert answers["correct"] >= 70, split

@@ -286,6 +286,31 @@ def score_financebench(split: str, settings: Settings) -> dict[str, Outcome]:
     }
 
 
+def score_asks(split: str, settings: Settings) -> dict[str, Outcome]:
+    """The analysts' hand-written questions (data/asks/) through the answer path, no model (a
+    question code leaves to the model counts as declined), scored strictly by ``eval.asks``:
+    each group a kind, a question to decline right only when declined."""
+    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
+    from edgar_rag.eval.asks import ask_all, read_asks  # noqa: PLC0415
+    from edgar_rag.eval.computed_answers import Refuser  # noqa: PLC0415
+
+    chosen = settings.model_copy(update={"tape_mode": "off", "database_url": None})
+    questions = [q for q in read_asks() if q.split == split]
+    with closing(open_index(chosen)) as index:
+        answerer = build_answerer(chosen, index)
+        answerer.generator = Refuser()
+        results = ask_all(answerer, index, questions)
+    scored: dict[str, Outcome] = {}
+    for result in results:
+        group = f"{result['expect']}:{result['kind']}"
+        if result["expect"] == "decline":
+            verdict: Verdict = "declined" if result["outcome"] == "correct" else "correct"
+            scored[result["id"]] = Outcome(group, "decline", verdict)
+        else:
+            scored[result["id"]] = Outcome(group, "answer", _VERDICTS[result["outcome"]])
+    return scored
+
+
 def gated_sets() -> dict[str, GatedSet]:
     """Every set ``make eval-ci`` holds to its gate; register another here."""
     return {
@@ -293,4 +318,5 @@ def gated_sets() -> dict[str, GatedSet]:
         "narrative": GatedSet("narrative", ("dev", "eval"), score_replayed("narrative")),
         "computed": GatedSet("computed", ("dev", "eval"), score_computed),
         "financebench": GatedSet("financebench", ("all",), score_financebench),
+        "asks": GatedSet("asks", ("dev", "eval"), score_asks),
     }

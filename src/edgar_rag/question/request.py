@@ -383,6 +383,7 @@ def read_request(
         said = percent_change.group(0).lower()
         if said.startswith(("by what", "what", "how many", "by how")):
             ambiguous = "a percent change"  # decided against the measure's unit by the planner
+    measure = _blank_instructions(measure)
     return Request(
         text=text,
         transform=transform,
@@ -397,6 +398,32 @@ def read_request(
         named_text=named_text,
         measure_text=measure,
     )
+
+
+_SEGMENT = re.compile(r"[^.?!:;]+[.?!:;]?")
+_INSTRUCTION = re.compile(
+    r"^\W*(?:please\s+)?(?:respond|answer|give|approach|use|using|calculate|compute|assume|"
+    r"assuming|provide|base|basing|round|express|extract|consider|considering|rely|relying|"
+    r"we\s+(?:need|want)|you\s+are|here['’]?s|drawing|taking|in\s+agreement|according|"
+    r"based|only|do\s+not|don['’]t)\b",
+    re.I,
+)
+_ASKING = re.compile(r"^\W*(?:what|how|which|who|whom|when|where|why)\b|\?\s*$", re.I)
+"""A sentence that asks: it opens with a question word or ends with a question mark."""
+
+
+def _blank_instructions(text: str) -> str:
+    """``text`` with the sentences that tell how to answer blanked ("Respond to the question by
+    assuming the perspective of an analyst who can only use the cash flow statement."), where
+    another sentence asks the question; a question put as one instruction ("Calculate its
+    inventory turnover as ...") is kept whole."""
+    segments = list(_SEGMENT.finditer(text))
+    told = [m for m in segments if _INSTRUCTION.match(m[0]) and not _ASKING.search(m[0])]
+    if not told or len(told) == len(segments):
+        return text
+    if not any(_ASKING.search(m.group(0)) for m in segments if m not in told):
+        return text
+    return _blank(text, [m.span() for m in told])
 
 
 _DOLLARS = re.compile(
