@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from edgar_rag.bench import cluster, corpus, items, pdf_readers, report, scale
-from edgar_rag.eval import computed_answers, financebench
+from edgar_rag.eval import asks, computed_answers, financebench
 from edgar_rag.eval import render as evaluations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +36,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "performance.md": lambda: report.render_performance(_json("performance.json")),
     "scaling.md": lambda: report.render_scaling(*report.scaling_inputs(DOCS)),
     "computed.md": lambda: computed_answers.render(_json("computed.json")),
+    "asks.md": lambda: asks.render(_json("asks.json")),
     "scale.md": lambda: scale.render(_json("scale.json")),
     "cluster.md": lambda: cluster.render(_json("cluster.json")),
 }

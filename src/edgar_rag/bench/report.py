@@ -961,9 +961,15 @@ def _answering_figures(report: dict[str, Any]) -> list[_Figure]:
             continue
         arm = run["arms"][DEFAULT_GATE]
         correct, false = arm["correct"], arm["false_answers"]
+        in_code = arm.get("correct_in_code")
+        who = (
+            f"{in_code} of them answered in code, the rest by the local model"
+            if in_code is not None
+            else "local model"
+        )
         figures += [
             (
-                f"answerable golden questions answered correctly, local model, gate {DEFAULT_GATE} "
+                f"answerable golden questions answered correctly ({who}), gate {DEFAULT_GATE} "
                 f"({split} split)",
                 _count_of(correct),
                 page,
@@ -1000,8 +1006,9 @@ def _computed_figures(report: dict[str, Any]) -> list[_Figure]:
     latency = report["derived"]["latency_ms"]
     return [
         (
-            f"derived computed questions answered correctly / wrongly, no model (eval split, "
-            f"{total} questions)",
+            "derived computed questions (generated from the metric library's own words, gold "
+            f"from its calculator) answered correctly / wrongly, no model (eval split, {total} "
+            "questions)",
             f"{counts['correct'] / total:.1%} / {counts['wrong'] / total:.1%}",
             page,
         ),
@@ -1062,10 +1069,33 @@ def _scale_figures(scale: dict[str, Any]) -> list[_Figure]:
     ]
 
 
+def _asks_figures(report: dict[str, Any]) -> list[_Figure]:
+    """The analysts' hand-written questions' eval split (docs/asks.json): what code answers
+    right and wrong, and the questions to decline that were answered."""
+    groups = report["groups"]["eval"]
+    answers, declines = groups["answer"], groups["decline"]
+    n, m = sum(answers.values()), sum(declines.values())
+    who = "by code, no model" if report["model"] == "refuser" else f"model {report['model']}"
+    return [
+        (
+            "analysts' hand-written figure questions (gold by hand, not from the metric library) "
+            f"answered correctly / wrongly, {who} (eval split, {n} questions)",
+            f"{answers['correct'] / n:.1%} / {answers['wrong'] / n:.1%}",
+            "[questions as analysts ask them](docs/asks.md)",
+        ),
+        (
+            f"questions the filing cannot answer that were answered, same run ({m} questions)",
+            f"{declines['wrong']}/{m}",
+            "[questions as analysts ask them](docs/asks.md)",
+        ),
+    ]
+
+
 _EXTRA_FIGURES: tuple[tuple[str, Callable[[dict[str, Any]], list[_Figure]]], ...] = (
     ("scale.json", _scale_figures),
     ("retrieval.json", _retrieval_figures),
     ("computed.json", _computed_figures),
+    ("asks.json", _asks_figures),
     ("eval/report.json", _answering_figures),
     ("../data/narrative/run-dev.json", _narrative_figures),
     ("../data/narrative/run-eval.json", _narrative_figures),

@@ -95,6 +95,7 @@ def _arm_figures(records: Sequence[Record], shown: Sequence[str]) -> dict[str, A
             kind: _share([o == "answered" for r, o in unanswerable if r["kind"] == kind])
             for kind in UNANSWERABLE
         },
+        "correct_in_code": sum(_correct(r, o) and bool(r.get("computed")) for r, o in answerable),
         "reached_model": sum(o not in GATE_DECLINES for o in shown),
         "generator_s_per_question": _round(spent / len(timed)) if timed else None,
     }
