@@ -27,8 +27,8 @@ from edgar_rag.answer.numbers import Figure, find_figures
 from edgar_rag.answer.verify import split_sentences
 from edgar_rag.domain import Response, Scope
 from edgar_rag.errors import NotFoundError
-from edgar_rag.eval.stats import wilson
-from edgar_rag.markdown import share, table
+from edgar_rag.eval.computed_answers import outcome_share
+from edgar_rag.markdown import table
 
 ASKS = Path("data/asks")
 OUTCOMES = ("correct", "wrong", "declined")
@@ -237,13 +237,6 @@ def measure(index_path: Path, out: Path, settings: Any, *, model: bool) -> dict[
     return report
 
 
-def _share(counts: dict[str, int], outcome: str) -> str:
-    total = sum(counts.values())
-    bounds = wilson(counts[outcome], total)
-    return share(counts[outcome], total, counts[outcome] / total if total else None,
-                 (bounds.low, bounds.high))  # fmt: skip
-
-
 def render(report: dict[str, Any]) -> str:
     """docs/asks.md from the report."""
     lines = [
@@ -273,8 +266,8 @@ def render(report: dict[str, Any]) -> str:
                 [
                     group,
                     str(sum(counts.values())),
-                    f"{right}: {_share(counts, 'correct')}",
-                    f"{bad}: {_share(counts, 'wrong')}",
+                    f"{right}: {outcome_share(counts, 'correct')}",
+                    f"{bad}: {outcome_share(counts, 'wrong')}",
                     str(counts["declined"]) if expect == "answer" else "",
                 ]
             )

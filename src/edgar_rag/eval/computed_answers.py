@@ -172,7 +172,7 @@ def measure(index_path: Path, out: Path, settings: Any) -> dict[str, Any]:
     return report
 
 
-def _share(counts: dict[str, int], outcome: str) -> str:
+def outcome_share(counts: dict[str, int], outcome: str) -> str:
     """``85/90 = 94.4% [87.6%, 97.6%]``: the count, its share and its 95% Wilson interval."""
     total = sum(counts.values())
     bounds = wilson(counts[outcome], total)
@@ -201,7 +201,13 @@ def render(report: dict[str, Any]) -> str:
         *table(
             ["set", "split", "correct", "wrong", "declined"],
             [
-                [name, split, _share(c, "correct"), _share(c, "wrong"), _share(c, "declined")]
+                [
+                    name,
+                    split,
+                    outcome_share(c, "correct"),
+                    outcome_share(c, "wrong"),
+                    outcome_share(c, "declined"),
+                ]
                 for name, data in (("derived", derived), ("hand-written", hand))
                 for split, c in data["by_split"].items()
             ],
@@ -220,7 +226,7 @@ def render(report: dict[str, Any]) -> str:
         *table(
             ["metric", "correct", "wrong", "declined"],
             [
-                [m, _share(c, "correct"), str(c["wrong"]), str(c["declined"])]
+                [m, outcome_share(c, "correct"), str(c["wrong"]), str(c["declined"])]
                 for m, c in derived["by_metric"].items()
             ],
             align="lrrr",

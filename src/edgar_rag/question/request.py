@@ -87,11 +87,6 @@ class Request:
     year_end: bool
     """A balance asked at year end ("year-end receivables"): not the average."""
     premise: TakenForGranted | None
-    writes_arithmetic: bool
-    """The question writes its own arithmetic in words ("receivables over revenue times 365"),
-    outside a definition ``figures.stated`` reads."""
-    ambiguous: str | None
-    """A part that reads two ways, in words (a percent change of a percentage), if any."""
     in_dollars: bool
     """The question asks its answer in dollars ("by how many dollars", "in USD millions")."""
     named_text: str
@@ -175,13 +170,6 @@ _YEAR_END = re.compile(
 )
 _NOT_AVERAGE = re.compile(r"\bnot\s+(?:the\s+|an\s+)?(?:average|mean)\b", re.I)
 """A balance asked at year end, "not the average", which ``year_end`` already says."""
-_ARITHMETIC = re.compile(
-    r"\b(?:divided\s+by|multiplied\s+by|times|over|plus|minus|less|ratio\s+of\s+.+?\s+to)\b"
-    r"|\s[/×÷*+]\s|\(\s*[a-z]",
-    re.I,
-)
-"""Arithmetic a question writes in words. ``over`` and ``less`` are read only in the question's
-measure (period phrases such as "over the last three years" are blanked first)."""
 _PERIOD_PHRASES = re.compile(
     r"\b(?:the\s+)?(?:most\s+recent|latest|last|prior|previous|preceding|current|past|"
     rf"same)(?:\s+{_N})?\s+(?:fiscal\s+|calendar\s+)?(?:years?|periods?)\b|"
@@ -351,7 +339,6 @@ def read_request(
     dollar_change = _DOLLAR_CHANGE.search(measure)
     changes = list(_CHANGE.finditer(measure))
     growth = _GROWTH.search(measure)
-    ambiguous = None
     if cagr:
         transform = Transform.CAGR
     elif points:
@@ -379,10 +366,6 @@ def read_request(
     measure = _blank_matches(_YEAR_END, measure)
     measure = _blank_matches(_PERIOD_PHRASES, measure)
     measure = _blank_matches(_NOT_AVERAGE, measure)
-    if transform is Transform.PERCENT_CHANGE and percent_change is not None and growth is None:
-        said = percent_change.group(0).lower()
-        if said.startswith(("by what", "what", "how many", "by how")):
-            ambiguous = "a percent change"  # decided against the measure's unit by the planner
     measure = _blank_instructions(measure)
     return Request(
         text=text,
@@ -392,8 +375,6 @@ def read_request(
         average_balance=average_balance,
         year_end=year_end,
         premise=premise,
-        writes_arithmetic=_ARITHMETIC.search(measure) is not None,
-        ambiguous=ambiguous,
         in_dollars=_DOLLARS.search(text) is not None,
         named_text=named_text,
         measure_text=measure,
