@@ -283,9 +283,10 @@ class Answerer:
         compute_ms = _ms_since(started)
         prose = question.kind is Kind.NARRATIVE or (self.computed is not None and planned is None)
         # A computation or comparison code cannot plan ("what share of its revenue came from
-        # the U.S. government", "how dependent is it on Walmart") is answered by a percentage
-        # the filing prints in a sentence: it is searched as prose is, not for the statement
-        # rows its operands would sit on. A lookup's figure is a row, whoever answers it.
+        # the U.S. government", "how dependent is it on its largest customer") is answered by a
+        # percentage the filing prints in a sentence: it is searched as prose is, not for the
+        # statement rows its operands would sit on. A lookup's figure is a row, whoever answers
+        # it.
         # Read as prose, it asks for a figure only where prose would: "how did its segment
         # structure change after the separation" names no metric a line must print.
         searched_as = question
@@ -369,8 +370,8 @@ class Answerer:
 
     def narrow(self, question: Question, scope: Scope) -> Scope:
         """The filing a corpus-wide question is asked of when it names a company first (others
-        it names are then its customers, rivals or partners: "How dependent is Procter & Gamble
-        on Walmart?"): that company's filing of the fiscal year it names, or its latest when it
+        it names are then its customers, rivals or partners: "How dependent is Apple on
+        Foxconn?"): that company's filing of the fiscal year it names, or its latest when it
         names none. The corpus stays the scope when the question names no company, compares
         companies, names a name several companies go by, several years, or a company or year
         that is not indexed."""

@@ -5,8 +5,8 @@ A year stays a year (``2024``: the fiscal year as the filing labels it). A day s
 as it maps a column header or a balance date ("as of January 31, 2024, there were 9,300 holders"
 on a fiscal 2023 cover). The day or month something happened is a point inside a year, not the
 end of one, so its header says so (``on February 1, 2024``, ``in February 2024``) and
-``event_day`` reads it back for ``rules.fiscal_year_containing`` (issue 20: Meta's "On February
-1, 2024, we announced ... a cash dividend of $0.50" read as fiscal 2023, the nearer year end).
+``event_day`` reads it back for ``rules.fiscal_year_containing`` (issue 20: "On February 1,
+2024, we announced ... a cash dividend" was read as fiscal 2023, the nearer year end).
 Pure: no I/O.
 """
 

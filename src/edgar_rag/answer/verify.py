@@ -274,7 +274,7 @@ def _attributed(
     """``text`` with each sentence that cites no passage, where it needs one (it states a
     figure, it is long, or the answer cites nothing at all), citing the first given passage
     that holds nearly all its words: the model quoted or closely paraphrased it and left out
-    the marker ("Amazon is organized into three segments ... . These segments reflect ... [1]").
+    the marker ("The Company has five reportable segments ... . These segments reflect ... [1]").
     A sentence stating figures may paraphrase more freely: it cites the first passage that
     prints every figure it states and holds at least half its words ("The dividend track
     record is 48 consecutive years" from "paid dividends ... for 48 consecutive years"); the
