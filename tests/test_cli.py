@@ -187,7 +187,7 @@ def test_the_dev_commands_are_hidden_from_help_but_each_parses_its_options() -> 
     assert "eval" in listed
     assert "bench" in listed
     for group, commands in {
-        "eval": ["answering", "computed", "narrative", "render", "regression", "retrieval"],
+        "eval": ["answering", "asks", "computed", "gate", "narrative", "render", "retrieval"],
         "bench": ["ingest", "model", "load", "cli", "corpus", "items", "embedding"],
     }.items():
         assert all(name in invoke(runner, "dev", group, "--help").stdout for name in commands)

@@ -117,46 +117,6 @@ def render(print_arms: bool) -> None:
 
 
 @evaluations.command()
-@click.argument("command", type=click.Choice(["check", "baseline"]))
-@click.option("--split", type=click.Choice(["dev", "eval"]), default="dev", show_default=True)
-@index_option
-@click.option(
-    "--set",
-    "question_set",
-    type=click.Choice(["golden", "narrative"]),
-    default="golden",
-    show_default=True,
-    help="The question set: data/golden/ or data/narrative/.",
-)
-@click.option("--tape", type=PATH, help="Default: data/<set>/tape-<split>.jsonl.")
-@click.option("--baseline", type=PATH, help="Default: data/<set>/baseline-<split>.json.")
-@click.option("--out", type=PATH, help="The replayed run; default: build/eval-ci/.")
-def regression(
-    command: Literal["check", "baseline"],
-    split: str,
-    question_set: str,
-    index: Path,
-    tape: Path | None,
-    baseline: Path | None,
-    out: Path | None,
-) -> None:
-    """Replay a split and compare it with its baseline, or write the baseline (`make eval-ci`)."""
-    from edgar_rag.eval.regression import SETS, eval_ci  # noqa: PLC0415
-
-    sys.exit(
-        eval_ci(
-            command,
-            split=split,
-            index=index,
-            tape=tape,
-            baseline_path=baseline,
-            out=out,
-            questions=SETS[question_set],
-        )
-    )
-
-
-@evaluations.command()
 @click.argument("command", type=click.Choice(["check", "accept"]))
 @index_option
 @click.option("--set", "names", multiple=True, help="A gated set (repeatable); default: all.")

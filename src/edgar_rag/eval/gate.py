@@ -202,30 +202,35 @@ def _verdict(answered: bool, correct: bool) -> Verdict:
 
 
 def _replayed(settings: Settings, name: str, split: str) -> dict[str, Any]:
-    from edgar_rag.eval.regression import SETS, replay  # noqa: PLC0415
+    from edgar_rag.eval.replay import SETS, replay  # noqa: PLC0415
 
     questions = SETS[name]
     return replay(settings.model_copy(update={"tape": questions.tape(split)}), split, questions)
+
+
+def run_outcomes(run: Mapping[str, Any], gate: str) -> dict[str, Outcome]:
+    """A golden or narrative run's records as the gate scores them, under the answer gate
+    ``gate`` (the period gate declines before the model what it would)."""
+    from edgar_rag.eval.report import arm_outcome  # noqa: PLC0415
+
+    thresholds = run["thresholds"]
+    scored = {}
+    for record in run["records"]:
+        shown = arm_outcome(record, gate, thresholds.get(record["ticker"]))
+        decline = record["kind"] not in ("answerable", "prose", "figure")
+        scored[record["id"]] = Outcome(
+            record["kind"],
+            "decline" if decline else "answer",
+            _verdict(shown == "answered", bool(record["correct"])),
+        )
+    return scored
 
 
 def score_replayed(name: str) -> Scorer:
     """The golden or narrative set's split replayed from its tape, under the serving gate."""
 
     def score(split: str, settings: Settings) -> dict[str, Outcome]:
-        from edgar_rag.eval.report import arm_outcome  # noqa: PLC0415
-
-        run = _replayed(settings, name, split)
-        thresholds = run["thresholds"]
-        scored = {}
-        for record in run["records"]:
-            shown = arm_outcome(record, settings.gate, thresholds.get(record["ticker"]))
-            decline = record["kind"] not in ("answerable", "prose", "figure")
-            scored[record["id"]] = Outcome(
-                record["kind"],
-                "decline" if decline else "answer",
-                _verdict(shown == "answered", bool(record["correct"])),
-            )
-        return scored
+        return run_outcomes(_replayed(settings, name, split), settings.gate)
 
     return score
 
