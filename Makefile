@@ -9,7 +9,7 @@ CORPUS ?= ../shared/corpus
 SAMPLE := src/edgar_rag/sample
 DEMO_DB ?= edgar-rag.db
 
-.PHONY: setup lock check lint test browser docs-check bench bench-cli bench-install bench-embedders bench-load bench-model bench-scale corpus items retrieval computed asks answering narrative eval result eval-ci eval-accept demo clean
+.PHONY: setup lock check lint test browser docs-check bench bench-cli bench-install bench-embedders bench-load bench-model bench-scale corpus items retrieval computed asks asks-model answering narrative eval result eval-ci eval-accept demo clean
 
 setup: $(BIN)/edgar-rag
 
@@ -145,6 +145,14 @@ computed: build/corpus.db
 asks: build/corpus.db
 	EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache $(BIN)/edgar-rag dev eval asks --no-model \
 	  --out docs/asks.json
+
+# The same questions with the local model answering what code leaves to it, its generations
+# recorded on data/asks/tape.jsonl (a prompt already there replays with no model), into
+# docs/asks-model.* (about 30 minutes on 2 cores when nothing is recorded yet).
+asks-model: build/corpus.db
+	EDGAR_RAG_DB=build/corpus.db EDGAR_RAG_MODEL_DIR=$(CURDIR)/build/cache \
+	EDGAR_RAG_TAPE=data/asks/tape.jsonl EDGAR_RAG_TAPE_MODE=record \
+	  $(BIN)/edgar-rag dev eval asks --out docs/asks-model.json
 
 # One generation per dev-split golden question with the local model, recorded on a tape.
 answering: build/corpus.db

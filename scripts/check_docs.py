@@ -37,6 +37,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "scaling.md": lambda: report.render_scaling(*report.scaling_inputs(DOCS)),
     "computed.md": lambda: computed_answers.render(_json("computed.json")),
     "asks.md": lambda: asks.render(_json("asks.json")),
+    "asks-model.md": lambda: asks.render(_json("asks-model.json")),
     "scale.md": lambda: scale.render(_json("scale.json")),
     "cluster.md": lambda: cluster.render(_json("cluster.json")),
 }

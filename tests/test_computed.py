@@ -449,3 +449,29 @@ def test_an_act_taken_for_granted_needs_a_cited_passage_that_says_it(index: Sqli
     response = ask(index, "When did Apple exit the smartphone business?", "AAPL", 2025, model)
     assert response.reason is Reason.UNSUPPORTED_CLAIM
     assert "'exit the smartphone business'" in (response.detail or "")
+
+
+def test_a_figure_the_model_states_for_a_part_code_left_it_needs_the_parts_words(
+    index: SqliteIndex,
+) -> None:
+    """ "SRS's net earnings" left to the model: a passage printing the whole company's net
+    earnings never says "SRS", so its figure is not the answer."""
+    model = ScriptedGenerator(
+        [cite("Net earnings", "SRS's net earnings were $14,806 million [{marker}].")]
+    )
+    response = ask(index, "What were SRS's net earnings in fiscal 2024?", "HD", 2024, model)
+    assert response.reason is Reason.UNSUPPORTED_CLAIM
+    assert '"srs"' in (response.detail or "")
+
+
+def test_a_compound_rate_code_could_not_compute_is_no_model_figure(index: SqliteIndex) -> None:
+    # Zero is a figure no passage check holds against the passages: only the rule that a
+    # compound rate is computed, never printed, declines it.
+    model = ScriptedGenerator([lambda prompt: "Services net sales compounded to $0 million [1]."])
+    question = (
+        "What was the compound annual growth rate of Apple's Services net sales from FY2023 "
+        "to FY2025?"
+    )
+    response = ask(index, question, "AAPL", 2025, model)
+    assert response.reason is Reason.UNSUPPORTED_CLAIM
+    assert "compound" in (response.detail or "")

@@ -65,7 +65,8 @@ from edgar_rag.question.reading import (
     read_question,
     sets_against,
 )
-from edgar_rag.question.words import prose_stems
+from edgar_rag.question.request import Transform
+from edgar_rag.question.words import prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_of_day, parse_day
 
@@ -180,6 +181,9 @@ class Prepared:
     """The prompt without its refusal clause, asked when the model finds no answer to a
     narrative question (``Answerer.reply``); None for a figure lookup or computation, whose
     refusal stands."""
+    left_open: tuple[str, ...] = ()
+    """The words of a figure question code left to the model because no plan accounts for
+    them ("graphics", "segment"): a passage the answer cites for a figure must say them all."""
 
 
 @dataclass(slots=True)
@@ -340,9 +344,10 @@ class Answerer:
             if read:
                 said = frozenset().union(*(self.filing_words(f) for f in dict.fromkeys(read)))
                 unsaid = unsaid_topic(question, said, self.searcher.embedder.embed, company)
+        left_open = self.computed.left_open(question) if self.computed and planned is None else ()
         return Prepared(
             question, scope, hits, given, windows, prompt, best, timings, planned, topic, unsaid,
-            second_look,
+            second_look, left_open,
         )  # fmt: skip
 
     def _second_look_kept(
@@ -584,6 +589,8 @@ class Answerer:
                     + "): it answers another question"
                 ),
             )
+        if verdict.ok and (unfounded := _figure_unfounded(prepared, verdict, passages)):
+            verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=unfounded)
         if verdict.ok and (unsaid_act := _act_unsaid(question, verdict, passages)):
             verdict = replace(
                 verdict,
@@ -812,6 +819,52 @@ def _citation(marker: int, hit: Hit, window: Window) -> Citation:
 
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
+
+
+def _figure_unfounded(
+    prepared: Prepared, verdict: Verdict, passages: Mapping[int, str]
+) -> str | None:
+    """Why a figure the model states for a figure question code left to it is not an answer:
+    the question asks what is only ever computed (a compound growth rate, a mean over years,
+    which no passage prints), it asks an amount and the answer states only percentages, or a
+    passage it cites never says a word code could not plan ("'srs'" for SRS's net earnings,
+    whose row is the whole company's); None when it states no figure or none of these holds."""
+    figures = find_figures(verdict.text)
+    request = prepared.question.asked
+    if not figures or prepared.computed is not None:
+        return None
+    if request.transform in (Transform.CAGR, Transform.AVERAGE):
+        return (
+            f"the question asks a {request.transform.value.replace('_', ' ')} code could not "
+            "compute here, and a filing prints none: the model's figure is no answer"
+        )
+    if _asks_amount_only(prepared.question) and all(f.is_percent for f in figures):
+        return "the question asks an amount and the answer states only percentages"
+    if prepared.left_open:
+        cited = frozenset().union(
+            *(prose_stems(passages[m]) for m in verdict.cited if m in passages)
+        )
+        missing = [w for w in prepared.left_open if stem(w) not in cited]
+        if missing:
+            return (
+                f"no passage the answer cites says {_quoted(tuple(missing))}, which the question "
+                "asks about"
+            )
+    return None
+
+
+_SHARE_WORDS = re.compile(
+    r"\b(?:percent(?:age)?s?|share|rate|ratio|margin|proportion|fraction|portion|how\s+fast|"
+    r"how\s+much\s+of|what\s+part)\b|%",
+    re.I,
+)
+
+
+def _asks_amount_only(question: Question) -> bool:
+    """The question asks a figure (how much, or a lookup or computation) and names no share,
+    rate or percentage."""
+    asks = question.asks_amount or question.kind in (Kind.LOOKUP, Kind.COMPUTATION)
+    return asks and _SHARE_WORDS.search(question.text) is None
 
 
 def _act_unsaid(question: Question, verdict: Verdict, passages: Mapping[int, str]) -> str | None:

@@ -137,7 +137,7 @@ class ComputedAnswers:
             return None
         start, end = taken.span
         subject = request.measure_text[start:end]
-        if taken.premise is Premise.LOSS:
+        if taken.premise in (Premise.LOSS, Premise.PROFIT):
             subject = _LOSS.sub(lambda m: f"{m['kind'] or 'net '}income", subject.lower())
         subject = _DIVIDEND.sub("dividends paid", subject)
         plan = plan_computation(subject, self.library, read_request(subject))
@@ -149,16 +149,26 @@ class ComputedAnswers:
             return None
         name = self._metric_name(plan)
         company = possessive(display_company(filing.company))
-        if taken.premise is Premise.LOSS:
-            if now.value <= 0:
+        if taken.premise in (Premise.LOSS, Premise.PROFIT):
+            loss = taken.premise is Premise.LOSS
+            if (now.value <= 0) if loss else (now.value >= 0):
                 return None
             return Uncomputable(
                 Reason.FALSE_PREMISE,
-                f"the question takes for granted a loss, but {company} {name} was "
-                f"{now.text()} in fiscal {year}, a profit{_printed(now)}",
+                f"the question takes for granted a {'loss' if loss else 'profit'}, but {company} "
+                f"{name} was {now.text()} in fiscal {year}, a {'profit' if loss else 'loss'}"
+                f"{_printed(now)}",
             )
         before = self._compute_in(filing_id, filing, replace(plan, fiscal_year=year - 1), year - 1)
-        if not isinstance(before, Calculation) or now.value == before.value:
+        if not isinstance(before, Calculation):
+            return None
+        if now.value == before.value == 0 and taken.premise in (Premise.RAISE, Premise.CUT):
+            return Uncomputable(
+                Reason.FALSE_PREMISE,
+                f"the question takes for granted '{taken.said}', but {company} {name} were none "
+                f"in fiscal {year - 1} or fiscal {year}",
+            )
+        if now.value == before.value:
             return None
         rose = now.value > before.value
         contradicted = {
@@ -177,6 +187,16 @@ class ComputedAnswers:
             f"from {before.text()} in fiscal {year - 1} to {now.text()} in fiscal {year}"
             f"{_printed(now)}",
         )
+
+    def left_open(self, question: Question) -> tuple[str, ...]:
+        """The words of a figure question no plan accounts for, which code left to the model
+        ("graphics", "segment"): every passage its answer cites for a figure must say them. A
+        measure the library lacks altogether ("buybacks", "combined ratio") is held to the
+        verifier's metric check alone: its words are the filing's synonyms' business."""
+        if question.kind is Kind.NARRATIVE:
+            return ()  # prose names its topic in words a passage may put otherwise
+        plan = plan_computation(question.text, self.library, question.asked)
+        return plan.words if isinstance(plan, Unplanned) and not plan.decline else ()
 
     def disagreement(self, text: str, question: Question, scope: Scope) -> str | None:
         """Why a figure the model's ``text`` states for a metric or line item of the scoped
@@ -544,8 +564,9 @@ def _named_leaf(calculation: Calculation) -> Callable[[Ref], str]:
     return leaf
 
 
-_DIVIDEND = re.compile(r"\b(?:quarterly\s+|annual\s+|cash\s+)?dividends?\b", re.I)
-_LOSS = re.compile(r"(?P<kind>operating\s+)?(?:net\s+)?loss(?:es)?")
+_DIVIDEND = re.compile(r"^.*\bdividends?\b", re.I | re.S)
+"""A dividend premise's subject ("its common stock dividend") is the dividends it paid."""
+_LOSS = re.compile(r"(?P<kind>operating\s+)?(?:net\s+)?(?:loss(?:es)?|profit(?:ability)?)")
 
 
 def _printed(calculation: Calculation) -> str:

@@ -1075,18 +1075,20 @@ def _asks_figures(report: dict[str, Any]) -> list[_Figure]:
     groups = report["groups"]["eval"]
     answers, declines = groups["answer"], groups["decline"]
     n, m = sum(answers.values()), sum(declines.values())
-    who = "by code, no model" if report["model"] == "refuser" else f"model {report['model']}"
+    coded = report["model"] == "refuser"
+    who = "by code, no model" if coded else f"code and the model {report['model']}"
+    page = f"[questions as analysts ask them](docs/asks{'' if coded else '-model'}.md)"
     return [
         (
             "analysts' hand-written figure questions (gold by hand, not from the metric library) "
             f"answered correctly / wrongly, {who} (eval split, {n} questions)",
             f"{answers['correct'] / n:.1%} / {answers['wrong'] / n:.1%}",
-            "[questions as analysts ask them](docs/asks.md)",
+            page,
         ),
         (
             f"questions the filing cannot answer that were answered, same run ({m} questions)",
             f"{declines['wrong']}/{m}",
-            "[questions as analysts ask them](docs/asks.md)",
+            page,
         ),
     ]
 
@@ -1096,6 +1098,7 @@ _EXTRA_FIGURES: tuple[tuple[str, Callable[[dict[str, Any]], list[_Figure]]], ...
     ("retrieval.json", _retrieval_figures),
     ("computed.json", _computed_figures),
     ("asks.json", _asks_figures),
+    ("asks-model.json", _asks_figures),
     ("eval/report.json", _answering_figures),
     ("../data/narrative/run-dev.json", _narrative_figures),
     ("../data/narrative/run-eval.json", _narrative_figures),

@@ -80,6 +80,9 @@ class Unplanned:
     decline: bool
     """Declined as it stands (``unsupported_question``); else the model reads the passages for
     it, its answer held to the verifier."""
+    words: tuple[str, ...] = ()
+    """The question's words no plan accounts for ("square", "foot"): a passage an answer to
+    it cites must say them."""
 
     @property
     def detail(self) -> str:
@@ -358,7 +361,8 @@ def _unaccounted(rest: str, unit: ResultUnit, named: frozenset[str]) -> Unplanne
     left = [w for w in open_words(rest) if w not in unit_words and w not in named]
     if not left:
         return None
-    return Unplanned(" ".join(f"'{w}'" for w in dict.fromkeys(left)), decline=False)
+    words = tuple(dict.fromkeys(left))
+    return Unplanned(" ".join(f"'{w}'" for w in words), decline=False, words=words)
 
 
 def _name_words(formula: Expr, library: MetricLibrary) -> frozenset[str]:

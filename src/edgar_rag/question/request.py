@@ -226,9 +226,17 @@ _PREMISES: tuple[tuple[re.Pattern[str], Premise | None], ...] = (
     ),
     (
         re.compile(
+            r"\b(?P<said>(?:return(?:ed|ing)?|swing|swung|turn(?:ed)?)\s+(?:back\s+)?to\s+"
+            r"(?P<subject>profit(?:ability)?)|(?:become|became|was|is)\s+(?P<subject2>profitable))\b",
+            re.I,
+        ),
+        Premise.PROFIT,
+    ),
+    (
+        re.compile(
             r"\b(?:why|when|how)\s+(?:did|does|has|will)\s+[^?.,;]+?\s+(?P<said>(?P<event>cut|reduce|"
             r"lower|suspend|eliminate|halt|stop|scrap|slash|raise|increase|boost|hike)\s+"
-            r"(?:its|their|the)\s+(?P<subject>(?:quarterly\s+|annual\s+|cash\s+)?dividends?))\b",
+            r"(?:its|their|the)\s+(?P<subject>(?:[\w-]+\s+){0,3}?dividends?))\b",
             re.I,
         ),
         None,
@@ -237,7 +245,8 @@ _PREMISES: tuple[tuple[re.Pattern[str], Premise | None], ...] = (
 _ACTS = (
     r"exit|exited|leave|left|quit|abandon|abandoned|close|closed|shut\s+down|discontinue|"
     r"discontinued|sell|sold|divest|divested|spin\s+off|spun\s+off|acquire|acquired|buy|bought|"
-    r"restate|restated|delist|delisted|lay\s+off|laid\s+off|default|defaulted|enter|entered"
+    r"restate|restated|delist|delisted|lay\s+off|laid\s+off|default|defaulted|enter|entered|"
+    r"end|ended|terminate|terminated|cancel|cancelled|canceled|pause|paused|resume|resumed"
 )
 _ACT_PREMISE = re.compile(
     r"\b(?:why|when|how)\s+(?:did|does|has|have|will|would)\s+[^?.,;]+?\s+(?P<said>"
@@ -287,6 +296,23 @@ _SAID_BY: dict[object, tuple[str, ...]] = {
     "default": ("defaul",),
     "enter": ("enter", "launch", "expan"),
     "lay off": ("layoff", "lay", "laid", "reduct", "headco", "workfo"),
+    "end": (
+        "end",
+        "ended",
+        "termin",
+        "cancel",
+        "ceas",
+        "discon",
+        "suspen",
+        "pause",
+        "halt",
+        "stop",
+        "expir",
+        "conclu",
+        "complet",
+    ),
+    "resume": ("resum", "restar", "reinst"),
+    Premise.PROFIT: ("profit", "income", "earnin"),
 }
 """Word beginnings a passage says each act in (``words.stem``'s six letters at most)."""
 _ACT_OF = {
@@ -295,7 +321,9 @@ _ACT_OF = {
     "discontinued": "close", "sold": "sell", "divest": "sell", "divested": "sell",
     "spin off": "sell", "spun off": "sell", "acquired": "acquire", "buy": "acquire",
     "bought": "acquire", "restated": "restate", "delisted": "delist", "defaulted": "default",
-    "entered": "enter", "laid off": "lay off",
+    "entered": "enter", "laid off": "lay off", "ended": "end", "terminate": "end",
+    "terminated": "end", "cancel": "end", "cancelled": "end", "canceled": "end",
+    "pause": "end", "paused": "end", "resumed": "resume",
 }  # fmt: skip
 _EVENTS = {
     Premise.RISE: "growth increase rise improvement expansion jump surge gain grow improve "
@@ -436,10 +464,11 @@ def _premise(text: str) -> TakenForGranted | None:
             premise = _EVENT_OF.get(found["event"].lower(), Premise.RISE)
             if "dividend" in found["subject"].lower() and premise is Premise.RISE:
                 premise = Premise.RAISE
-        subject = " ".join(found["subject"].split())
+        group = "subject" if found["subject"] is not None else "subject2"
+        subject = " ".join(found[group].split())
         said = " ".join(found["said"].split())
         event = (found["event"] if "event" in found.groupdict() else subject).lower()
-        return TakenForGranted(premise, subject, said, found.span("subject"), event)
+        return TakenForGranted(premise, subject, said, found.span(group), event)
     act = _ACT_PREMISE.search(text)
     if act is None:
         return None
