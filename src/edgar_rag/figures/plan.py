@@ -1,11 +1,15 @@
 """What a figure question asks computed, read by code: the answer path's one call before the
 figures are resolved.
 
-A question is planned, in order, from the formula it states (``stated.py``), from the library
-metric it names, with the forms analysts wrap a metric in ("3 year average net profit margin",
-"change in operating margin", "2 year revenue CAGR"), or as a lookup of one line item it names
-("capital expenditure amount", "total current assets"). A question that names none is not a
-figure question for this package (None); the caller decides what that means.
+A question is planned from its request (``question.request``: the transform, the years, an
+average or a year-end balance, and the words no reading accounted for), in order: from the
+formula it defines (``stated.py``), from the arithmetic it writes inline ("year-end receivables
+divided by revenue times 365"), from the library metric it names, or as one line item it names
+(its share of another), each wrapped in the request's transform. A plan answers in code only
+when it accounts for every open word of the question; a part it cannot account for is an
+``Unplanned`` naming it, declined or left to the model. A question that names nothing the
+library knows is not a figure question for this package (None); the caller decides what that
+means.
 """
 
 from __future__ import annotations
