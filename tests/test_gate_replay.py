@@ -119,15 +119,24 @@ def corpus_db() -> Path:
     pytest.fail("build/corpus.db is missing: run `make build/corpus.db` (about 8 minutes)")
 
 
+MODEL_DIR = ROOT / "build" / "cache"
+
+
+@pytest.fixture
+def in_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the repository's root, with its embedder cache, as `make eval-ci` does."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("EDGAR_RAG_MODEL_DIR", str(MODEL_DIR))
+
+
 @pytest.mark.slow
+@pytest.mark.usefixtures("in_root")
 def test_the_gate_catches_a_one_line_regression_that_the_unit_tests_pass(
     corpus_db: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.chdir(ROOT)
-    model_dir = ROOT / "build" / "cache"
-    monkeypatch.setenv("EDGAR_RAG_MODEL_DIR", str(model_dir))
+    model_dir = MODEL_DIR
     tape = tmp_path / "tape-dev.jsonl"
     settings = Settings(_env_file=None, db=corpus_db, model_dir=model_dir, generator="echo")
     index = open_index(settings)
@@ -157,14 +166,11 @@ def test_the_gate_catches_a_one_line_regression_that_the_unit_tests_pass(
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("in_root")
 def test_a_prompt_the_tape_does_not_hold_fails_naming_its_question(
-    corpus_db: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    corpus_db: Path, tmp_path: Path
 ) -> None:
-    monkeypatch.chdir(ROOT)
-    model_dir = ROOT / "build" / "cache"
-    monkeypatch.setenv("EDGAR_RAG_MODEL_DIR", str(model_dir))
+    model_dir = MODEL_DIR
     tape = tmp_path / "tape-dev.jsonl"
     tape.write_text(
         '{"key": "0", "generator": "oracle:gold", "model": "oracle:gold", "temperature": 0.0, '

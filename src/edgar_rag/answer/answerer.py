@@ -360,7 +360,7 @@ class Answerer:
         if prepared.unsaid:
             problem = f"the filing never mentions {_quoted(prepared.unsaid)}"
         else:
-            cited_words = frozenset().union(*(prose_stems(passages[m]) for m in verdict.cited))
+            cited_words = _cited_stems(verdict, passages)
             company = filing.company if filing is not None else None
             left = unsaid_topic(question, cited_words, self.searcher.embedder.embed, company)
             if len(left) <= SECOND_LOOK_UNSAID:
@@ -821,6 +821,11 @@ def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
 
 
+def _cited_stems(verdict: Verdict, passages: Mapping[int, str]) -> frozenset[str]:
+    """The prose stems of every passage the answer cites."""
+    return frozenset().union(*(prose_stems(passages[m]) for m in verdict.cited if m in passages))
+
+
 def _figure_unfounded(
     prepared: Prepared, verdict: Verdict, passages: Mapping[int, str]
 ) -> str | None:
@@ -841,9 +846,7 @@ def _figure_unfounded(
     if _asks_amount_only(prepared.question) and all(f.is_percent for f in figures):
         return "the question asks an amount and the answer states only percentages"
     if prepared.left_open:
-        cited = frozenset().union(
-            *(prose_stems(passages[m]) for m in verdict.cited if m in passages)
-        )
+        cited = _cited_stems(verdict, passages)
         missing = [w for w in prepared.left_open if stem(w) not in cited]
         if missing:
             return (
@@ -874,8 +877,7 @@ def _act_unsaid(question: Question, verdict: Verdict, passages: Mapping[int, str
     taken = question.asked.premise
     if taken is None or not taken.said_by or not verdict.cited:
         return None
-    said = frozenset().union(*(prose_stems(passages[m]) for m in verdict.cited if m in passages))
-    if any(stem.startswith(taken.said_by) for stem in said):
+    if any(word.startswith(taken.said_by) for word in _cited_stems(verdict, passages)):
         return None
     return f"'{taken.said}'"
 

@@ -16,7 +16,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from contextlib import closing
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -27,7 +26,7 @@ from edgar_rag.answer.numbers import Figure, find_figures
 from edgar_rag.answer.verify import split_sentences
 from edgar_rag.domain import Response, Scope
 from edgar_rag.errors import NotFoundError
-from edgar_rag.eval.computed_answers import outcome_share
+from edgar_rag.eval.computed_answers import answering, outcome_share
 from edgar_rag.markdown import table
 
 ASKS = Path("data/asks")
@@ -221,14 +220,8 @@ def summarise(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def measure(index_path: Path, out: Path, settings: Any, *, model: bool) -> dict[str, Any]:
     """Every question through the answer path (with the configured model, or a stand-in that
     refuses), into ``out`` and its page beside it."""
-    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
-    from edgar_rag.eval.computed_answers import Refuser  # noqa: PLC0415
-
     chosen = settings.model_copy(update={"db": index_path})
-    with closing(open_index(chosen)) as index:
-        answerer = build_answerer(chosen, index)
-        if not model:
-            answerer.generator = Refuser()
+    with answering(chosen, model=model) as (answerer, index):
         report = summarise(ask_all(answerer, index, read_asks()))
     report["command"] = "edgar-rag dev eval asks" + ("" if model else " --no-model")
     report["model"] = getattr(answerer.generator, "name", "model") if model else "refuser"

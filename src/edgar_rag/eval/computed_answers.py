@@ -18,8 +18,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
-from contextlib import closing
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,20 @@ class Refuser:
 
     def generate(self, prompt: Prompt) -> Generation:
         return Generation(text=prompt.refusal_token, model=self.name)
+
+
+@contextmanager
+def answering(settings: Any, *, model: bool = False) -> Iterator[tuple[Any, Any]]:
+    """The answer path over the settings' index, as ``edgar-rag ask`` builds it, and the index;
+    unless ``model``, a stand-in that refuses takes the model's place, so only what code
+    answers is answered."""
+    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
+
+    with closing(open_index(settings)) as index:
+        answerer = build_answerer(settings, index)
+        if not model:
+            answerer.generator = Refuser()
+        yield answerer, index
 
 
 def read_computed(path: Path) -> list[ComputedQuestion]:
@@ -150,14 +164,11 @@ def process_latency(
 
 def measure(index_path: Path, out: Path, settings: Any) -> dict[str, Any]:
     """Both sets through the answer path, into ``out`` (and its page beside it)."""
-    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.eval.computed import read_hand_questions  # noqa: PLC0415
 
     chosen = settings.model_copy(update={"db": index_path, "tape_mode": "off"})
     questions = read_computed(QUESTIONS)
-    with closing(open_index(chosen)) as index:
-        answerer = build_answerer(chosen, index)
-        answerer.generator = Refuser()
+    with answering(chosen) as (answerer, index):
         derived = summarise(ask_all(answerer, index, questions))
         hand = summarise(ask_all(answerer, index, read_hand_questions(Path(HANDWRITTEN))))
     derived["process_ms"] = process_latency(index_path, settings.model_dir, questions)

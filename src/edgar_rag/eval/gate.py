@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -237,7 +236,6 @@ def score_replayed(name: str) -> Scorer:
 
 def score_computed(split: str, settings: Settings) -> dict[str, Outcome]:
     """The computed sets (derived and hand-written) through the answer path, no model."""
-    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.eval.computed import (  # noqa: PLC0415
         HANDWRITTEN,
         ComputedQuestion,
@@ -246,7 +244,7 @@ def score_computed(split: str, settings: Settings) -> dict[str, Outcome]:
     )
     from edgar_rag.eval.computed_answers import (  # noqa: PLC0415
         QUESTIONS,
-        Refuser,
+        answering,
         ask_all,
         outcome_of,
         read_computed,
@@ -258,9 +256,7 @@ def score_computed(split: str, settings: Settings) -> dict[str, Outcome]:
         "handwritten": read_hand_questions(Path(HANDWRITTEN)),
     }
     scored: dict[str, Outcome] = {}
-    with closing(open_index(chosen)) as index:
-        answerer = build_answerer(chosen, index)
-        answerer.generator = Refuser()
+    with answering(chosen) as (answerer, index):
         for group, questions in sets.items():
             asked = ask_all(answerer, index, [q for q in questions if q.split == split])
             for question, response, _ in asked:
@@ -295,15 +291,12 @@ def score_asks(split: str, settings: Settings) -> dict[str, Outcome]:
     """The analysts' hand-written questions (data/asks/) through the answer path, no model (a
     question code leaves to the model counts as declined), scored strictly by ``eval.asks``:
     each group a kind, a question to decline right only when declined."""
-    from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.eval.asks import ask_all, read_asks  # noqa: PLC0415
-    from edgar_rag.eval.computed_answers import Refuser  # noqa: PLC0415
+    from edgar_rag.eval.computed_answers import answering  # noqa: PLC0415
 
     chosen = settings.model_copy(update={"tape_mode": "off", "database_url": None})
     questions = [q for q in read_asks() if q.split == split]
-    with closing(open_index(chosen)) as index:
-        answerer = build_answerer(chosen, index)
-        answerer.generator = Refuser()
+    with answering(chosen) as (answerer, index):
         results = ask_all(answerer, index, questions)
     scored: dict[str, Outcome] = {}
     for result in results:

@@ -45,7 +45,7 @@ from edgar_rag.figures.stated import (
     read_stated_formula,
     read_written_formula,
 )
-from edgar_rag.question.request import Request, Transform, open_words, read_request
+from edgar_rag.question.request import Request, Transform, blank, open_words, read_request
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +153,7 @@ def _written_plan(
     """The arithmetic the question writes, as a plan in the unit the metric it names gives
     (else its words: percent, days, a ratio); Unplanned when no unit is said or other words
     are left that the formula does not account for."""
-    text = _blank(request.measure_text, [written.span])
+    text = blank(request.measure_text, [written.span])
     named = library.metric_span(text)
     try:
         measured = dimension(written.formula, library.dimensions)
@@ -169,7 +169,7 @@ def _written_plan(
     if unit is None:
         return Unplanned("the unit of the arithmetic it writes", decline=True) if complete else None
     if complete:
-        rest = _blank(text, [named[1]]) if named is not None else text
+        rest = blank(text, [named[1]]) if named is not None else text
         left = _unaccounted(rest, unit, _name_words(written.formula, library) | _BALANCE_WORDS)
         if left is not None:
             return left
@@ -236,7 +236,7 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
         formula = metric.formula
         if request.year_end:
             formula = map_refs(formula, lambda r: Ref(r.item, r.offset))
-        return formula, metric.unit, "metric", metric.key, _blank(text, [span])
+        return formula, metric.unit, "metric", metric.key, blank(text, [span])
     spans = library.item_spans(text)
     share = _SHARE_OF.search(text)
     named_whole = next(
@@ -246,7 +246,7 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
     whole = named_whole[1] if named_whole is not None else None
     if named_whole is not None and share is not None:
         spans = [(span, item) for span, item in spans if item is not whole]
-        text = _blank(text, [share.span(), named_whole[0]])
+        text = blank(text, [share.span(), named_whole[0]])
     elif _ASKS_SHARE.search(text):
         return Unplanned("what share of a whole the question asks", decline=False)
     if _ASKS_EFFECT.search(text):
@@ -259,7 +259,7 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
     item = items[0]
     if item.unit not in _ITEM_UNITS:
         return None
-    rest = _blank(text, [span for span, _ in spans])
+    rest = blank(text, [span for span, _ in spans])
     ref = Ref(item.key, 0, request.average_balance and item.period is PeriodKind.INSTANT)
     if whole is not None:
         if item.unit is not Dimension.USD or whole.unit is not Dimension.USD:
@@ -395,13 +395,6 @@ def _spaces(match: re.Match[str]) -> str:
 
 _SINGULAR = re.compile(r"\b(margin|ratio|turnover|rate|return)s\b", re.I)
 """Plurals of metric nouns ("compare their net margins"), read as the metric's name."""
-
-
-def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    chars = list(text)
-    for start, end in spans:
-        chars[start:end] = " " * (end - start)
-    return "".join(chars)
 
 
 _ITEM_UNITS = {Dimension.USD: ResultUnit.USD, Dimension.USD_PER_SHARE: ResultUnit.USD_PER_SHARE}

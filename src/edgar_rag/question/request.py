@@ -13,6 +13,7 @@ from answering a neighbour of the question asked.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -149,18 +150,19 @@ _DOLLAR_CHANGE = re.compile(
     r"decrease|amount)\b|\bin\s+dollars?\b|\bin\s+(?:absolute|dollar)\s+terms\b",
     re.I,
 )
+_BALANCES = (
+    r"(?:total\s+)?(?:stockholders|shareholders|equity|assets|balance|receivables?|inventor|"
+    r"payables?|debt|invested|capital|common|net\s+assets|ppe|pp&e|property|accounts|working)"
+)
+"""The balances an average of opening and closing is taken of ("average total assets")."""
 _MEAN = re.compile(
     rf"\b(?:{_N}[- ](?:fiscal[- ])?years?\s+)?(?:average|mean)\b(?!\s+of\s+(?:the\s+)?(?:opening|"
-    r"beginning|start)|\s+(?:total\s+)?(?:"
-    r"stockholders|shareholders|equity|assets|balance|receivables?|inventor|payables?|debt|"
-    r"invested|capital|common|net\s+assets|ppe|pp&e|property|accounts|working))",
+    rf"beginning|start)|\s+{_BALANCES})",
     re.I,
 )
 _AVERAGE_BALANCE = re.compile(
-    r"\b(?:average|avg\.?|mean)\s+(?=(?:total\s+)?(?:stockholders|shareholders|equity|assets|"
-    r"balance|receivables?|inventor|payables?|debt|invested|capital|common|net\s+assets|ppe|pp&e|"
-    r"property|accounts|working))|\b(?:average|avg\.?|mean)\s+of\s+(?:the\s+)?(?:opening|beginning)"
-    r"\s+and\s+(?:closing|ending|year-end)\b",
+    rf"\b(?:average|avg\.?|mean)\s+(?={_BALANCES})|\b(?:average|avg\.?|mean)\s+of\s+(?:the\s+)?"
+    r"(?:opening|beginning)\s+and\s+(?:closing|ending|year-end)\b",
     re.I,
 )
 _YEAR_END = re.compile(
@@ -353,7 +355,7 @@ def read_request(
     """Read ``text`` (a question, or one sentence of an answer) into a request; the spans of the
     company names the question says are blanked with the rest this module accounts for, and
     ``years`` are the fiscal years the question names (``periods.asked_fiscal_years``)."""
-    measure = _blank(text, company_spans)
+    measure = blank(text, company_spans)
     measure = _blank_matches(_POINTING, measure)
     measure = _blank_matches(_FORMERLY, measure)
     named_text = measure
@@ -387,7 +389,7 @@ def read_request(
         percent_change = in_percent
     for found in (cagr, points, mean, percent_change, dollar_change, growth, *changes, *spans):
         if found is not None and (transform is not Transform.LEVEL or found in spans):
-            measure = _blank(measure, ((found.start(), found.end()),))
+            measure = blank(measure, ((found.start(), found.end()),))
     premise = _premise(text)
     measure = _blank_matches(_AVERAGE_BALANCE, measure)  # its "closing" is no year-end balance
     year_end = _YEAR_END.search(measure) is not None
@@ -432,7 +434,7 @@ def _blank_instructions(text: str) -> str:
         return text
     if not any(_ASKING.search(m.group(0)) for m in segments if m not in told):
         return text
-    return _blank(text, [m.span() for m in told])
+    return blank(text, [m.span() for m in told])
 
 
 _DOLLARS = re.compile(
@@ -479,7 +481,8 @@ def _premise(text: str) -> TakenForGranted | None:
     )  # fmt: skip
 
 
-def _blank(text: str, spans: tuple[tuple[int, int], ...] | list[tuple[int, int]]) -> str:
+def blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with each span spaced out, its length and every other offset kept."""
     chars = list(text)
     for start, end in spans:
         chars[start:end] = " " * (end - start)
@@ -487,7 +490,7 @@ def _blank(text: str, spans: tuple[tuple[int, int], ...] | list[tuple[int, int]]
 
 
 def _blank_matches(pattern: re.Pattern[str], text: str) -> str:
-    return _blank(text, [(m.start(), m.end()) for m in pattern.finditer(text)])
+    return blank(text, [(m.start(), m.end()) for m in pattern.finditer(text)])
 
 
 FILLER = frozenset(
