@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from edgar_rag.bench import cluster, corpus, items, pdf_readers, report, scale
-from edgar_rag.eval import asks, computed_answers, financebench
+from edgar_rag.eval import asks, computed_answers, financebench, sets
 from edgar_rag.eval import render as evaluations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +58,7 @@ def main(argv: list[str]) -> int:
         if not (ROOT / path).exists() or (ROOT / path).read_text(encoding="utf-8") != text:
             failures.append(f"{path} differs from its committed run; run `make eval`")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = report.render_readme_figures(DOCS)
+    block = report.render_readme_figures(DOCS, sets.readme_lines())
     if block not in readme:
         failures.append("README.md's measured figures differ from docs/*.json; paste:\n" + block)
     for failure in failures:
@@ -71,7 +71,7 @@ def main(argv: list[str]) -> int:
 def _write_readme_figures(path: Path) -> None:
     readme = path.read_text(encoding="utf-8")
     start, end = readme.index(report.README_BEGIN), readme.index(report.README_END)
-    block = report.render_readme_figures(DOCS)
+    block = report.render_readme_figures(DOCS, sets.readme_lines())
     path.write_text(readme[:start] + block + readme[end + len(report.README_END) :], "utf-8")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from edgar_rag.eval.narrative import NarrativeQuestion, read_narrative
+from edgar_rag.eval.sets import MOVED_TO_DEV
 from narrative_corpus import CORPUS, CORPUS_TICKERS, MANIFEST, filing_paths, item_texts, manifest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -66,10 +67,12 @@ def test_the_set_is_large_enough_of_each_kind() -> None:
 
 
 def test_the_split_is_the_golden_sets_by_company() -> None:
+    """Save the eval questions tests pinned while tuning, moved to dev (issue 42)."""
     split = json.loads(SPLIT.read_text(encoding="utf-8"))
     side = {ticker: name for name in ("dev", "eval") for ticker in split[name]}
     assert {question.id: question.split for question in _questions()} == {
-        question.id: side[question.ticker] for question in _questions()
+        question.id: "dev" if question.id in MOVED_TO_DEV else side[question.ticker]
+        for question in _questions()
     }
     for name in ("dev", "eval"):
         kinds = Counter(question.kind for question in _questions() if question.split == name)

@@ -7,7 +7,7 @@ render it again and fail when a committed page and its numbers disagree.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -826,8 +826,9 @@ README_BEGIN = "<!-- figures: rendered from docs/*.json by scripts/check_docs.py
 README_END = "<!-- end of figures -->"
 
 
-def render_readme_figures(docs: Path) -> str:
-    """The README's measured figures, each taken from the JSON a command wrote."""
+def render_readme_figures(docs: Path, after: Sequence[str] = ()) -> str:
+    """The README's measured figures, each taken from the JSON a command wrote, then the lines
+    ``after`` (what the evaluation sets measure: bench does not import eval)."""
     figures: list[_Figure] = []
     items_path = docs / "items.json"
     if items_path.exists():
@@ -870,7 +871,8 @@ def render_readme_figures(docs: Path) -> str:
         if path.exists():
             figures += render(json.loads(path.read_text(encoding="utf-8")))
     lines = table(["measured", "figure", "page"], figures)
-    return "\n".join([README_BEGIN, "", *lines, "", README_END])
+    tail = ["", *after] if after else []
+    return "\n".join([README_BEGIN, "", *lines, *tail, "", README_END])
 
 
 _Figure = tuple[str, str, str]

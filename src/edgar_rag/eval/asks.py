@@ -27,6 +27,7 @@ from edgar_rag.answer.verify import split_sentences
 from edgar_rag.domain import Response, Scope
 from edgar_rag.errors import NotFoundError
 from edgar_rag.eval.computed_answers import answering, outcome_share
+from edgar_rag.eval.sets import ASKS_SET
 from edgar_rag.markdown import table
 
 ASKS = Path("data/asks")
@@ -238,14 +239,15 @@ def render(report: dict[str, Any]) -> str:
         f"Written by `{report['command']}` (model: {report['model']}) from the hand-written "
         "questions of `data/asks/` (their README says how they were written and the gold "
         "computed by hand; none is generated from the metric library). Strict scoring: a "
-        "figure counts only in the gold's unit, scale, precision and sign. The eval split is "
-        "for reporting; tuning reads the dev split only. "
+        "figure counts only in the gold's unit, scale, precision and sign. "
         + (
             "With the refusing stand-in every answer here was written by code; a question code "
             "leaves to the model counts as declined."
             if report["model"] == "refuser"
             else "Answers come from code or from the model, as the response's generator says."
         ),
+        "",
+        ASKS_SET.disclosure(),
         "",
     ]
     for split, groups in report["groups"].items():

@@ -26,6 +26,7 @@ from typing import Any
 
 from edgar_rag.domain import Generation, Prompt, Reason, Response
 from edgar_rag.eval.computed import HANDWRITTEN, ComputedQuestion, HandQuestion, ScopedQuestion
+from edgar_rag.eval.sets import DERIVED_SET, HANDWRITTEN_SET
 from edgar_rag.eval.stats import wilson
 from edgar_rag.markdown import share, table
 
@@ -199,6 +200,10 @@ def render(report: dict[str, Any]) -> str:
         f"Written by `{report['command']}` (`make computed`) from `docs/computed.json`: each "
         "question asked through the whole answer path (retrieval, the company guard, the figures "
         "planned, resolved and computed in code, the check of the cited operands), with no model.",
+        "",
+        DERIVED_SET.disclosure(),
+        "",
+        HANDWRITTEN_SET.disclosure(),
         "",
         f"- {derived['questions']} derived questions (`data/computed/questions.jsonl`), generated "
         "by `edgar-rag dev eval computed --generate` from the corpus's XBRL facts; their gold is "

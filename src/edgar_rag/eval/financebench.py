@@ -36,6 +36,7 @@ from edgar_rag.compose import (
 )
 from edgar_rag.config import Settings, load_settings
 from edgar_rag.domain import Embedder, FilingStore, Generator, Hit, Response, Scope
+from edgar_rag.eval.sets import FINANCEBENCH_SET
 from edgar_rag.eval.stats import Interval, percentiles, wilson
 from edgar_rag.eval.strict import Gold, Unit, half_step_of, is_gold, states_gold
 from edgar_rag.index.sqlite import SqliteIndex
@@ -522,6 +523,8 @@ def render(report: dict[str, Any]) -> str:
         f"Written by `{report['command']}` from "
         "`docs/financebench.json`; generations are on the tape `data/financebench/tape.jsonl`, so "
         "`--replay` rebuilds this page without the model.",
+        "",
+        FINANCEBENCH_SET.disclosure(),
         "",
         *_what_was_run(report),
         *_evidence_recall(report),

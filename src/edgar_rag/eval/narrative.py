@@ -31,6 +31,7 @@ from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.domain import Generation, Reason, Response
 from edgar_rag.eval.answering import guards_declining, read_partial
 from edgar_rag.eval.report import ARMS, arm_outcome
+from edgar_rag.eval.sets import NARRATIVE_SET
 from edgar_rag.eval.strict import Gold, Unit, half_step_of, states_gold
 from edgar_rag.markdown import interval, share, table
 
@@ -561,6 +562,8 @@ def render_narrative(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str,
         "in more than one place) and, for a figure question, the figure stated. Each question was "
         "searched and generated once; every arm is a mask over that generation. Intervals are "
         "Wilson 95%.",
+        "",
+        NARRATIVE_SET.disclosure(),
         "",
     ]
     for run in runs:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from edgar_rag.eval.report import ARMS, UNANSWERABLE
+from edgar_rag.eval.sets import GOLDEN_SET
 from edgar_rag.markdown import interval, percent, share, table
 
 SPLITS = ("dev", "eval")
@@ -250,6 +251,8 @@ def render_report(report: dict[str, Any]) -> str:
         "are 95%: Wilson in brackets beside a count, company-cluster bootstrap "
         f"({report['bootstrap_resamples']:,} resamples, seed 0) where named. The dev run's "
         "detail (what each check stops, where the bottleneck is): [answering](../answering.md).",
+        "",
+        GOLDEN_SET.disclosure(),
         "",
         "## Golden set",
         "",
