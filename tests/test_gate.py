@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.config import Settings
 from edgar_rag.eval import gate as gate_module
 from edgar_rag.eval.gate import GatedSet, Outcome, failures, make_gate, moves, run_gate
@@ -61,3 +62,24 @@ def test_accept_lists_every_question_that_moved(
     assert run_gate("accept", sets, Settings(), write=lines.append) == 0
     assert lines[0] == "moved s dev a2: answerable answer declined -> answerable answer correct\n"
     assert moves(None, ACCEPTED)[0] == "a1: (new) -> answerable answer correct"
+
+
+def test_a_question_off_its_tape_fails_its_set_and_the_others_are_still_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gate_module, "GATES", tmp_path)
+
+    def unrecorded(split: str, settings: Settings) -> dict[str, Outcome]:
+        raise NotRecorded("narrative question n1 was not recorded")
+
+    sets = {
+        "taped": GatedSet("taped", ("dev",), unrecorded),
+        "coded": GatedSet("coded", ("dev",), lambda split, settings: ACCEPTED),
+    }
+    run_gate("accept", {"coded": sets["coded"]}, Settings(), write=lambda line: None)
+    lines: list[str] = []
+    assert run_gate("check", sets, Settings(), write=lines.append) == 1
+    assert lines[0].startswith("FAIL taped dev: narrative question n1 was not recorded")
+    assert lines[-1].startswith("ok   coded dev:")
+    with pytest.raises(NotRecorded):
+        run_gate("accept", sets, Settings(), write=lines.append)

@@ -75,6 +75,8 @@ def test_read_without_a_filing_a_question_names_no_fiscal_year_of_its_own() -> N
         ("What assumptions underlie Boeing's revenue estimates?", Kind.NARRATIVE),
         ("What was the change in Meta's total debt in fiscal 2024?", Kind.COMPUTATION),
         ("Base your judgments on the balance sheet: what were Nike's total assets?", Kind.LOOKUP),
+        # "comparable sales" is a retailer's measure, not a comparison
+        ("What were Target's comparable sales in fiscal 2024?", Kind.LOOKUP),
     ],
 )
 def test_kind_by_the_words_of_the_question(text: str, kind: Kind) -> None:

@@ -136,6 +136,9 @@ def test_return_on_average_total_assets_is_the_return_not_the_assets() -> None:
         ("What caused the net loss in 2024?", Premise.LOSS, "net loss"),
         ("Why did the company cut its dividend in 2025?", Premise.CUT, "dividend"),
         ("Why did it suspend its quarterly dividend?", Premise.SUSPENSION, "quarterly dividend"),
+        ("Why did fuel expense go up in 2024?", Premise.RISE, "fuel expense"),
+        ("What drove Acme's positive comparable sales?", Premise.RISE, "comparable sales"),
+        ("What caused the weaker gross margin in 2024?", Premise.FALL, "gross margin in 2024"),
     ],
 )
 def test_what_a_question_takes_for_granted(text: str, premise: Premise, subject: str) -> None:

@@ -62,10 +62,11 @@ from edgar_rag.question.reading import (
     Kind,
     Question,
     asks_figure,
+    asks_for_prose,
     read_question,
     sets_against,
 )
-from edgar_rag.question.request import Transform
+from edgar_rag.question.request import Premise, Transform
 from edgar_rag.question.words import prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_of_day, parse_day
@@ -589,6 +590,15 @@ class Answerer:
                     + "): it answers another question"
                 ),
             )
+        if verdict.ok and (denied := _premise_denied(question, verdict, passages)):
+            verdict = replace(verdict, ok=False, reason=Reason.FALSE_PREMISE, detail=denied)
+        if verdict.ok and _figure_missing(prepared, verdict):
+            verdict = replace(
+                verdict,
+                ok=False,
+                reason=Reason.MISSING_FIGURE,
+                detail="the question asks a figure and the answer states none",
+            )
         if verdict.ok and (unfounded := _figure_unfounded(prepared, verdict, passages)):
             verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=unfounded)
         if verdict.ok and (unsaid_act := _act_unsaid(question, verdict, passages)):
@@ -880,6 +890,65 @@ def _act_unsaid(question: Question, verdict: Verdict, passages: Mapping[int, str
     if any(word.startswith(taken.said_by) for word in _cited_stems(verdict, passages)):
         return None
     return f"'{taken.said}'"
+
+
+_MOVED = {
+    Premise.RISE: r"decreas\w*|declin\w*|fell|drop(?:ped|s)?|lower|down|contract\w*|shr[ai]nk\w*",
+    Premise.FALL: r"increas\w*|r[io]se|risen|grew|grow[ns]?|higher|up|climb\w*|expand\w*",
+}
+_MOVED[Premise.RAISE] = _MOVED[Premise.RISE]
+_MOVED[Premise.CUT] = _MOVED[Premise.FALL]
+_POSSESSOR = re.compile(r"^.*?['’]s?\s+|\s+(?:in|during|for)\s+(?:fiscal\s+)?(?:19|20)\d\d$", re.I)
+"""A premise subject's company ("Apple's ") and year (" in 2024"), which the text it is
+looked for in may leave out."""
+
+
+def _premise_denied(
+    question: Question, verdict: Verdict, passages: Mapping[int, str]
+) -> str | None:
+    """Where the question takes a move for granted that figures in code could not decide
+    ("why did Greater China net sales rise"), the answer or a passage it cites saying the
+    subject moved the other way ("Greater China net sales decreased"); None otherwise."""
+    taken = question.asked.premise
+    if taken is None or taken.premise not in _MOVED:
+        return None
+    subject = _POSSESSOR.sub("", taken.subject).strip()
+    if len(subject.split()) < 2:
+        return None  # "sales" alone names too much: "lower iPhone sales" is no denial
+    words = r"\s+".join(re.escape(word) for word in subject.split())
+    other_way = re.compile(
+        rf"\b{words}\s+(?:(?:was|were|has|have|had|been)\s+)?(?P<moved>{_MOVED[taken.premise]})\b",
+        re.I,
+    )
+    for text in (verdict.text, *(passages[m] for m in verdict.cited if m in passages)):
+        found = other_way.search(" ".join(strip_markers(text).split()))
+        if found is not None:
+            return (
+                f"the question takes for granted '{taken.said}', but the answer and the "
+                f"passages it cites say '{found.group(0)}'"
+            )
+    return None
+
+
+_REASON_ASKED = re.compile(
+    r"\b(?:what|which)\s+(?:\w+\s+){0,3}?(?:drove|drives|caused|causes|led\s+to|explains?|"
+    r"contributed\s+to|(?:was|were|is|are)\s+behind)\b",
+    re.I,
+)
+"""A question asking what lies behind a figure, which prose answers."""
+
+
+def _figure_missing(prepared: Prepared, verdict: Verdict) -> bool:
+    """A figure question code left to the model (a lookup, a computation, a comparison, how
+    much) whose answer states no figure: prose beside the figure asked is no answer to it."""
+    question = prepared.question
+    if prepared.computed is not None or asks_for_prose(question.text):
+        return False
+    if question.asked.premise is not None or _REASON_ASKED.search(question.text):
+        return False  # "what drove the growth in ...": the question asks a reason
+    asks = question.asks_amount or question.kind in (Kind.LOOKUP, Kind.COMPUTATION)
+    asks = asks or (question.kind is Kind.COMPARISON and bool(question.metric))
+    return asks and not find_figures(strip_markers(verdict.text))
 
 
 def _quoted(words: Sequence[str]) -> str:

@@ -6,8 +6,10 @@ gold is an answer or a decline, and what it got (``correct``, ``wrong`` or ``dec
 committed ``data/gates/<set>-<split>.json`` holds, per group, an absolute floor (the fewest right
 and the most wrong answers accepted), the questions that must stay right (answered correctly)
 and must stay declined, and every accepted outcome. ``check`` fails on any one of those flipping,
-whatever else improved. Only ``accept``, a person's command, writes the file, and it prints every
-question that moved; a changed tape changes nothing here: it is scored against gold like any run.
+whatever else improved; so does a question whose prompt is no longer on its tape (the other
+sets are still scored). Only ``accept``, a person's command, writes the file, and it prints
+every question that moved; a changed tape changes nothing here: it is scored against gold
+like any run.
 
 A set is registered by one ``GatedSet`` in ``gated_sets()``: a name, its splits and a function
 ``(split, settings) -> {question id: Outcome}``. The hand-written asks set (``data/asks/``, its
@@ -24,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.config import Settings
 
 GATES = Path("data/gates")
@@ -159,7 +162,14 @@ def run_gate(
             continue
         for split in gated.splits:
             path = gate_path(name, split)
-            scored = gated.score(split, settings)
+            try:
+                scored = gated.score(split, settings)
+            except NotRecorded as exc:
+                if command == "accept":
+                    raise
+                write(f"FAIL {name} {split}: {exc}; re-record its tape, then score it again\n")
+                broken += 1
+                continue
             gate = Gate.model_validate_json(path.read_text()) if path.exists() else None
             if command == "accept":
                 for line in moves(gate, scored):

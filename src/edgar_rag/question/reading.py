@@ -178,7 +178,7 @@ def named_sections(text: str) -> frozenset[str]:
 
 
 _COMPARISON = re.compile(
-    r"\b(?:compar\w*|versus|vs\.?|relative\s+to|differ\w*\s+between|than"
+    r"\b(?:compar(?!able\s+(?:sales|store|restaurant|transaction))\w*|versus|vs\.?|relative\s+to|differ\w*\s+between|than"
     r"|which\s+(?:of\s+\w+\s+)?(?:company|companies|segment|year)\b)",
     re.I,
 )

@@ -203,8 +203,18 @@ _PREMISES: tuple[tuple[re.Pattern[str], Premise | None], ...] = (
     (
         re.compile(
             r"\bwhy\s+(?:did|does|has|have)\s+(?P<said>(?P<subject>[^?.,;]+?)\s+(?P<event>rise|increase|"
-            r"grow|improve|expand|jump|surge|decline|decrease|drop|fall|shrink|contract|deteriorate)"
-            r"\b)",
+            r"grow|improve|expand|jump|surge|climb|soar|go\s+up|decline|decrease|drop|fall|shrink|"
+            r"contract|deteriorate|slump|plunge|go\s+down)\b)",
+            re.I,
+        ),
+        None,
+    ),
+    (
+        re.compile(
+            r"\b(?:what|which)\s+(?:\w+\s+){0,3}?(?:drove|drives|driving|caused|causes|led\s+to|"
+            r"explains?|contributed\s+to|(?:was|were|is|are)\s+behind)\s+(?P<said>(?:the\s+|its\s+|"
+            r"(?:[\w.&]+\s+){0,3}?[\w.&]+['’]s?\s+)?(?P<event>positive|negative|higher|lower|stronger|weaker|rising|"
+            r"falling|declining|growing)\s+(?P<subject>[^?.,;]+))",
             re.I,
         ),
         None,
@@ -329,13 +339,15 @@ _ACT_OF = {
 }  # fmt: skip
 _EVENTS = {
     Premise.RISE: "growth increase rise improvement expansion jump surge gain grow improve "
-    "expand raise boost hike",
+    "expand raise boost hike climb soar go_up positive higher stronger rising growing",
     Premise.FALL: "decline decrease drop fall contraction deterioration reduction shrink "
-    "contract deteriorate",
+    "contract deteriorate slump plunge go_down negative lower weaker falling declining",
     Premise.CUT: "cut reduce lower slash",
     Premise.SUSPENSION: "suspend eliminate halt stop scrap",
 }
-_EVENT_OF = {word: premise for premise, words in _EVENTS.items() for word in words.split()}
+_EVENT_OF = {
+    word.replace("_", " "): premise for premise, words in _EVENTS.items() for word in words.split()
+}
 
 
 _FORMERLY = re.compile(
@@ -463,7 +475,7 @@ def _premise(text: str) -> TakenForGranted | None:
         if fixed is not None:
             premise = fixed
         else:
-            premise = _EVENT_OF.get(found["event"].lower(), Premise.RISE)
+            premise = _EVENT_OF.get(" ".join(found["event"].lower().split()), Premise.RISE)
             if "dividend" in found["subject"].lower() and premise is Premise.RISE:
                 premise = Premise.RAISE
         group = "subject" if found["subject"] is not None else "subject2"
