@@ -1,11 +1,12 @@
-"""Recorded model answers to the analysts' dev questions that read as answers but are not,
-replayed through ``edgar-rag ask --json`` on the corpus index with the model's tape: prose beside
+"""Recorded model answers to the analysts' dev questions that read as answers but are not, and
+questions in analysts' words code now answers, replayed through ``edgar-rag ask --json`` on the corpus index with the model's tape: prose beside
 the figure asked, and a move the question takes for granted that its passages deny."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -20,6 +21,12 @@ CASES = {
     "AAPL-a03": ("missing_figure", "a growth rate asked, the model's reasons given instead"),
     "AAPL-a17": ("missing_figure", "a comparison of a figure answered with no figure"),
     "HD-d05": ("false_premise", "'positive comparable sales' where they decreased"),
+    "PGR-a01": ("unsupported_claim", "an amount asked of a measure code lacks, shares stated"),
+}
+ANSWERED = {
+    "MCD-a16": "McDonald’s basic earnings per share was $11.63 in fiscal 2023",
+    "UNP-a16": "Union Pacific's capital expenditures as a share of revenue was 14.2% in fiscal",
+    "NVDA-a21": "net income was $72,880 million in fiscal 2025",
 }
 
 
@@ -30,15 +37,13 @@ def corpus_db() -> Path:
     return CORPUS_DB
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_a_recorded_answer_that_does_not_answer_is_declined(
-    case: str, corpus_db: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _ask(case: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     question = next(
-        q for line in (ASKS / "dev-aapl-ba-hd-mcd.jsonl").read_text(encoding="utf-8").splitlines()
+        q for path in sorted(ASKS.glob("dev-*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
         if (q := json.loads(line))["id"] == case
     )  # fmt: skip
-    monkeypatch.setenv("EDGAR_RAG_DB", str(corpus_db))
+    monkeypatch.setenv("EDGAR_RAG_DB", str(CORPUS_DB))
     monkeypatch.setenv("EDGAR_RAG_MODEL_DIR", str(ROOT / "build" / "cache"))
     monkeypatch.setenv("EDGAR_RAG_TAPE", str(ASKS / "tape.jsonl"))
     monkeypatch.setenv("EDGAR_RAG_TAPE_MODE", "replay")
@@ -46,6 +51,28 @@ def test_a_recorded_answer_that_does_not_answer_is_declined(
     args += ["--year", str(question["filing_fiscal_year"])]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    response = json.loads(result.stdout)
+    response: dict[str, Any] = json.loads(result.stdout)
+    return response
+
+
+@pytest.mark.usefixtures("corpus_db")
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_recorded_answer_that_does_not_answer_is_declined(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    response = _ask(case, monkeypatch)
     reason, why = CASES[case]
     assert response["reason"] == reason, f"{why}: {response['text']}"
+
+
+@pytest.mark.usefixtures("corpus_db")
+@pytest.mark.parametrize("case", sorted(ANSWERED))
+def test_analysts_words_for_a_line_item_are_answered_in_code(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Basic earnings per common share", "capital investments as a percentage of operating
+    revenues", "bottom line": the line item, named in the sentence as asked."""
+    response = _ask(case, monkeypatch)
+    assert response["reason"] is None, response["detail"]
+    assert response["generator"] == "computed", response["generator"]
+    assert ANSWERED[case] in response["text"]

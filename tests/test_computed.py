@@ -239,7 +239,14 @@ def test_a_figure_question_code_cannot_plan_is_prompted_as_prose(index: SqliteIn
 
 @pytest.mark.parametrize(
     ("filer", "shown"),
-    [("Apple Inc.", "Apple"), ("HOME DEPOT, INC.", "Home Depot"), ("NVIDIA CORP", "Nvidia")],
+    [
+        ("Apple Inc.", "Apple"),
+        ("HOME DEPOT, INC.", "Home Depot"),
+        ("NVIDIA CORP", "Nvidia"),
+        ("McDONALD’S CORPORATION", "McDonald’s"),
+        ("AMAZON.COM, INC.", "Amazon.com"),
+        ("MACY'S, INC.", "Macy's"),
+    ],
 )
 def test_a_filer_is_named_as_a_sentence_would(filer: str, shown: str) -> None:
     assert display_company(filer) == shown

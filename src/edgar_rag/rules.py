@@ -276,11 +276,23 @@ def strip_forms(words: tuple[str, ...], forms: frozenset[str] = LEGAL_FORMS) -> 
 
 
 def display_name(name: str) -> str:
-    """A name as a sentence writes it: one that EDGAR spells in capitals (``HOME DEPOT, INC.``)
-    in title case, any other as it is."""
-    if not name.isupper():
+    """A name as a sentence writes it: one that EDGAR spells in capitals (``HOME DEPOT, INC.``,
+    ``McDONALD’S``, ``AMAZON.COM``) in title case (``Home Depot, Inc.``, ``McDonald’s``,
+    ``Amazon.com``), any other as it is."""
+    letters = [c for c in name if c.isalpha()]
+    if not letters or sum(c.isupper() for c in letters) < 0.8 * len(letters):
         return name.strip()
-    return re.sub(r"[A-Za-z]+", lambda word: word.group().capitalize(), name.strip())
+    titled = re.sub(r"[A-Za-z]+", _title_word, name.strip())
+    titled = re.sub(r"(?<=['’])S\b", "s", titled)  # McDonald’s
+    return re.sub(r"(?<=[a-z]\.)[A-Z][a-z]*\b", lambda part: part.group().lower(), titled)
+
+
+def _title_word(word: re.Match[str]) -> str:
+    text = word.group()
+    if re.match(r"Ma?c[A-Z]", text):
+        head = 3 if text.startswith("Mac") else 2
+        return text[:head] + text[head:].capitalize()
+    return text.capitalize()
 
 
 def company_key(name: str) -> tuple[str, ...]:

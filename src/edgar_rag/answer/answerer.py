@@ -873,10 +873,19 @@ _SHARE_WORDS = re.compile(
 )
 
 
+_WHAT_IN_YEAR = re.compile(
+    r"^\s*what\s+(?:was|were|is|are)\b[^?]*\b(?:in|for|during|at\s+the\s+end\s+of)\s+"
+    r"(?:(?:fiscal|calendar)\s+)?(?:year\s+)?(?:fy\s?)?(?:19|20)\d\d\s*\??\s*$",
+    re.I,
+)
+""""What were its net premiums written in 2023?": a figure of a year, whatever it measures."""
+
+
 def _asks_amount_only(question: Question) -> bool:
-    """The question asks a figure (how much, or a lookup or computation) and names no share,
-    rate or percentage."""
+    """The question asks a figure (how much, a lookup or computation, what something was in a
+    year) and names no share, rate or percentage."""
     asks = question.asks_amount or question.kind in (Kind.LOOKUP, Kind.COMPUTATION)
+    asks = asks or _WHAT_IN_YEAR.search(question.text) is not None
     return asks and _SHARE_WORDS.search(question.text) is None
 
 

@@ -470,7 +470,17 @@ class ComputedAnswers:
         metric = self.library.metrics.get(plan.name)
         if metric is not None:
             return metric.name
-        item = self.library.items.get(plan.name)
+        items = self.library.items
+        share = plan.formula
+        if (
+            isinstance(share, Binary)
+            and share.op == "/"
+            and isinstance(share.left, Ref)
+            and isinstance(share.right, Ref)
+            and {share.left.item, share.right.item} <= items.keys()
+        ):  # a line item's share of another: "capital expenditures as a share of revenue"
+            return f"{items[share.left.item].label} as a share of {items[share.right.item].label}"
+        item = items.get(plan.name)
         return item.label if item is not None else plan.name.replace("_", " ")
 
     def _cite(
