@@ -1,6 +1,7 @@
-"""Recorded model answers to the analysts' dev questions that read as answers but are not, and
-questions in analysts' words code now answers, replayed through ``edgar-rag ask --json`` on the corpus index with the model's tape: prose beside
-the figure asked, and a move the question takes for granted that its passages deny."""
+"""The analysts' dev questions replayed through ``edgar-rag ask --json`` on the corpus index
+with the model's tape: recorded answers that read as answers but are not (prose beside the
+figure asked, a move the question takes for granted that its passages deny, shares for an
+amount), and questions in analysts' words for a line item that code now answers."""
 
 from __future__ import annotations
 
