@@ -106,27 +106,36 @@ class Index:
 
     @property
     def store(self) -> FilingStore:
-        """The SQLite file, or the PostgreSQL database, the settings name."""
+        """The SQLite file, or the PostgreSQL database, the settings name; the file is made
+        when missing (ingest writes to it), which the methods that only read never do."""
+        return self._open(create=True)
+
+    def _open(self, *, create: bool) -> FilingStore:
+        """The store; without ``create``, EmptyIndexError when its SQLite file is missing."""
         from edgar_rag.compose import open_index, open_store  # noqa: PLC0415
         from edgar_rag.location import locate_index  # noqa: PLC0415
 
         if self._store is None:
             if self._settings is None:  # nothing else read yet: spare pydantic-settings
-                self._store = open_store(locate_index(self._overrides))
+                self._store = open_store(locate_index(self._overrides), create=create)
             else:
-                self._store = open_index(self._settings)
+                self._store = open_index(self._settings, create=create)
         return self._store
 
     def filings(self) -> list[FilingSummary]:
-        """The indexed filings, by company and year."""
-        return self.store.filings()
+        """The indexed filings, by company and year (none in an empty index; EmptyIndexError
+        when its file does not exist, which this never creates)."""
+        return self._open(create=False).filings()
 
     def scope(
         self, ticker: str | None = None, cik: int | None = None, year: int | None = None
     ) -> Scope:
         """One company's filing (its latest year unless ``year`` is given), or the whole corpus
-        when no company is named; NotFoundError names what is not indexed."""
-        return self.store.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
+        when no company is named; NotFoundError names what is not indexed, EmptyIndexError
+        says that nothing is (and the SQLite file is never created here)."""
+        from edgar_rag.index.schema import resolve_indexed_scope  # noqa: PLC0415
+
+        return resolve_indexed_scope(self._open(create=False), ticker, cik, year)
 
     def search(
         self,

@@ -161,6 +161,10 @@ def filings(db: Path | None, as_json: bool) -> None:
 
     with open_index(db) as index:
         summaries = index.filings()
+    if not summaries:
+        from edgar_rag.errors import EmptyIndexError  # noqa: PLC0415
+
+        raise EmptyIndexError
     if as_json:
         from edgar_rag.service.models import FilingEntry  # noqa: PLC0415
 

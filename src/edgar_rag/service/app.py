@@ -52,6 +52,7 @@ from edgar_rag.compose import build_answerer, build_searcher, open_index
 from edgar_rag.config import Settings
 from edgar_rag.domain import MAX_QUESTION_CHARS, FilingStore, Response, Scope, TokenSink
 from edgar_rag.errors import ConfigError, NotFoundError, SourceError
+from edgar_rag.index.schema import resolve_indexed_scope
 from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.docs import install_docs
@@ -139,7 +140,8 @@ def build_services(settings: Settings) -> Services:
     """The index, searcher and answerer the settings name. A generator that cannot be built
     (no local model yet, a missing tape) leaves search running: /health says why."""
     with ExitStack() as on_failure:
-        index = on_failure.enter_context(closing(open_index(settings)))
+        # The service only reads: a missing SQLite file is EmptyIndexError, never created.
+        index = on_failure.enter_context(closing(open_index(settings, create=False)))
         try:
             answerer: Answerer | None = build_answerer(settings, index)
             problem = None
@@ -225,8 +227,11 @@ class _Backend:
         )
 
     def resolve(self, body: ScopeFields) -> Scope:
+        """The scope ``body`` names; EmptyIndexError (409) when no filing is indexed."""
         with self.lock:
-            scope = self.services.index.resolve_scope(body.ticker, body.cik, body.fiscal_year)
+            scope = resolve_indexed_scope(
+                self.services.index, body.ticker, body.cik, body.fiscal_year
+            )
         filing = scope.filing
         if body.ticker and body.cik is not None and filing is not None and filing.cik != body.cik:
             raise NotFoundError(f"ticker {body.ticker.upper()} is CIK {filing.cik}, not {body.cik}")
@@ -325,7 +330,7 @@ def _add_answering(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
         response_model=None,
         responses={
             200: {"model": AskResponse, "content": {EVENT_STREAM: {"schema": {"type": "string"}}}},
-            **error_responses(401, 404, 422, 502, 503, 504),
+            **error_responses(401, 404, 409, 422, 502, 503, 504),
         },
         summary="Answer a question from one filing, or from the whole corpus",
         description="With `Accept: text/event-stream`: `token` events with the model's draft "
@@ -369,14 +374,15 @@ def _add_answering(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
         response_model=None,
         responses={
             200: {"model": QueryResponse},
-            **error_responses(401, 404, 422, 502, 503, 504),
+            **error_responses(401, 404, 409, 422, 502, 503, 504),
         },
         summary="Answer a question from the whole corpus, with the passages retrieved for it",
     )
     async def query(body: QueryRequest, request: Request) -> HttpResponse:
         record = record_of(request)
         record.question = body.question
-        settled = await backend.settle(body.question, Scope(), None)
+        scope = await run_in_threadpool(backend.resolve, ScopeFields())
+        settled = await backend.settle(body.question, scope, None)
         if isinstance(settled, Prepared):
             prepared, place = settled, backend.enter_queue()
             answered = await _generated(
@@ -387,7 +393,7 @@ def _add_answering(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
             settled = answered
         record.answered(settled)
         question = read_question(body.question)
-        hits = await run_in_threadpool(backend.searcher.search, question, Scope(), body.top_k)
+        hits = await run_in_threadpool(backend.searcher.search, question, scope, body.top_k)
         await _note_disconnect(request)
         return JSONResponse(QueryResponse.of(settled, hits).model_dump(mode="json"))
 
@@ -432,7 +438,7 @@ def _add_reading(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
         "/search",
         dependencies=keyed,
         response_model=SearchResponse,
-        responses=error_responses(401, 404, 422),
+        responses=error_responses(401, 404, 409, 422),
         summary="Rank the passages that best answer a question",
     )
     def search(body: SearchRequest, request: Request) -> SearchResponse:
