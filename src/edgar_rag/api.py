@@ -128,14 +128,21 @@ class Index:
         return self._open(create=False).filings()
 
     def scope(
-        self, ticker: str | None = None, cik: int | None = None, year: int | None = None
+        self,
+        ticker: str | None = None,
+        cik: int | None = None,
+        fiscal_year: int | None = None,
+        *,
+        year: int | None = None,
     ) -> Scope:
-        """One company's filing (its latest year unless ``year`` is given), or the whole corpus
-        when no company is named; NotFoundError names what is not indexed, EmptyIndexError
-        says that nothing is (and the SQLite file is never created here)."""
+        """One company's filing (its latest year unless ``fiscal_year`` is given), or the whole
+        corpus when no company is named; NotFoundError names what is not indexed,
+        EmptyIndexError says that nothing is (and the SQLite file is never created here).
+        ``year`` is ``fiscal_year``'s old name here, still accepted, as in the methods below."""
         from edgar_rag.index.schema import resolve_indexed_scope  # noqa: PLC0415
 
-        return resolve_indexed_scope(self._open(create=False), ticker, cik, year)
+        asked = _fiscal_year(fiscal_year, year)
+        return resolve_indexed_scope(self._open(create=False), ticker, cik, asked)
 
     def search(
         self,
@@ -143,13 +150,14 @@ class Index:
         *,
         ticker: str | None = None,
         cik: int | None = None,
+        fiscal_year: int | None = None,
         year: int | None = None,
         k: int = 5,
     ) -> list[Hit]:
         """The ``k`` passages that best answer ``question``, in one filing or the whole corpus."""
         from edgar_rag.question.reading import read_question  # noqa: PLC0415
 
-        scope = self.scope(ticker, cik, year)
+        scope = self.scope(ticker, cik, fiscal_year, year=year)
         return self.searcher.search(read_question(_required(question)), scope, k)
 
     def ask(
@@ -158,6 +166,7 @@ class Index:
         *,
         ticker: str | None = None,
         cik: int | None = None,
+        fiscal_year: int | None = None,
         year: int | None = None,
         gate: str | None = None,
         on_token: Callable[[str], None] | None = None,
@@ -165,7 +174,7 @@ class Index:
         """The answer with its quoted citations, or a typed decline (DESIGN.md's response
         object). A figure question is answered in code; others go to the configured model,
         whose draft ``on_token`` is told as it comes when the model streams."""
-        scope = self.scope(ticker, cik, year)
+        scope = self.scope(ticker, cik, fiscal_year, year=year)
         return self._answerer(model=True).answer(_required(question), scope, gate, on_token)
 
     def compute(
@@ -174,13 +183,14 @@ class Index:
         *,
         ticker: str | None = None,
         cik: int | None = None,
+        fiscal_year: int | None = None,
         year: int | None = None,
         gate: str | None = None,
     ) -> Response | None:
         """What ``ask`` answers in code, never reaching a model: a figure looked up or computed
         from cited figures, or a decline decided before any model (another company, a missing
         figure, a year not reported). None when the question needs the model."""
-        scope = self.scope(ticker, cik, year)
+        scope = self.scope(ticker, cik, fiscal_year, year=year)
         return self._answerer(model=False).answer_in_code(_required(question), scope, gate)
 
     @property
@@ -354,6 +364,13 @@ def _wanted(tickers: Sequence[str], years: Sequence[int]) -> Callable[[FilingMet
         return None
 
     return reason
+
+
+def _fiscal_year(fiscal_year: int | None, year: int | None) -> int | None:
+    """``fiscal_year``, the name HTTP and MCP use, or ``year``, the library's before issue 41."""
+    if fiscal_year is not None and year is not None and fiscal_year != year:
+        raise ValueError(f"fiscal_year={fiscal_year} and year={year} disagree; give fiscal_year")
+    return year if fiscal_year is None else fiscal_year
 
 
 def _required(question: str) -> str:

@@ -103,9 +103,13 @@ def _describe(result: IngestResult) -> str:
 
 
 def scope_options(command: Callable[..., None]) -> Callable[..., None]:
-    command = click.option("--year", type=int, help="Fiscal year (default: the latest indexed).")(
-        command
-    )
+    command = click.option(
+        "--fiscal-year",
+        "--year",
+        "fiscal_year",
+        type=int,
+        help="Fiscal year (default: the latest indexed); --year is its old name.",
+    )(command)
     command = click.option("--cik", type=int, help="Scope to this company by CIK.")(command)
     return click.option("--ticker", help="Scope to this company's filing.")(command)
 
@@ -120,7 +124,7 @@ def search(
     question: str,
     ticker: str | None,
     cik: int | None,
-    year: int | None,
+    fiscal_year: int | None,
     k: int,
     db: Path | None,
     as_json: bool,
@@ -139,7 +143,7 @@ def search(
     from edgar_rag.service.models import HitJson  # noqa: PLC0415
 
     with open_index(db) as index:
-        hits = index.search(question, ticker=ticker, cik=cik, year=year, k=k)
+        hits = index.search(question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, k=k)
     if as_json:
         click.echo(json_text([HitJson.of(hit) for hit in hits]))
         return
