@@ -31,7 +31,7 @@ if TYPE_CHECKING:
         Scope,
     )
     from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
-    from edgar_rag.ingest.indexer import FilingSource, IngestResult
+    from edgar_rag.ingest.indexer import FilingSource, IngestResult, Stages
     from edgar_rag.model.process import Announce
     from edgar_rag.retrieve.search import Searcher
 
@@ -244,9 +244,12 @@ class Index:
         *,
         cluster: str | None = None,
         workers: int = 2,
+        stages: Stages | None = None,
     ) -> Iterator[IngestResult]:
         """Index each source, yielding its result as soon as it is stored (each filing in one
-        transaction; an unchanged one is skipped, one that is not a 10-K refused with a reason).
+        transaction; an unchanged one is skipped, one that is not a 10-K refused with a reason;
+        one missing Items a 10-K has is indexed with a ``warning``). ``stages`` is told each
+        filing's stages as they begin (not on a cluster, whose workers run them).
 
         ``cluster``: run each filing as a task on the Dask cluster at this address (``local``
         starts ``workers`` one-thread workers here for the run); the index must be PostgreSQL,
@@ -258,7 +261,7 @@ class Index:
         if cluster is None:
             from edgar_rag.ingest.indexer import index_filings  # noqa: PLC0415
 
-            yield from index_filings(sources, self.store, embedder, wanted=wanted)
+            yield from index_filings(sources, self.store, embedder, wanted=wanted, stages=stages)
             return
         self.store.ensure_embedder(embedder.identity)
         yield from _index_on_cluster(self.settings, sources, cluster, wanted, workers)

@@ -146,6 +146,9 @@ class IngestResultJson(BaseModel):
     chunks: int
     facts: int
     seconds: dict[str, float] | None = Field(description="seconds each stage took")
+    warning: str | None = Field(
+        None, description="indexed, but the file lacks Items a 10-K has (how many were found)"
+    )
 
     @classmethod
     def of(cls, result: IngestResult) -> IngestResultJson:
@@ -157,6 +160,7 @@ class IngestResultJson(BaseModel):
             chunks=result.chunks,
             facts=result.facts,
             seconds=result.seconds,
+            warning=result.warning,
         )
 
 
