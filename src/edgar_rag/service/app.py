@@ -333,9 +333,12 @@ def _add_answering(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
             **error_responses(401, 404, 409, 422, 502, 503, 504),
         },
         summary="Answer a question from one filing, or from the whole corpus",
-        description="With `Accept: text/event-stream`: `token` events with the model's draft "
-        "(unverified) as it comes, then one `response` event with the response object, or one "
-        "`error` event with the status and body of the error.",
+        description="A figure answered in code never waits for the model; a question the model "
+        "answers waits in arrival order for a generation slot, or is 503 with Retry-After when "
+        "the queue is full. With `Accept: text/event-stream`: `queued` events with its place "
+        "while it waits, `token` events with the model's draft (unverified) as it comes, then "
+        "one `response` event with the response object, or one `error` event with the status "
+        "and body of the error.",
     )
     async def ask(body: AskRequest, request: Request) -> HttpResponse:
         record = record_of(request)
