@@ -215,7 +215,11 @@ def test_model_questions_wait_in_arrival_order_and_past_the_queue_get_503(
         assert [reply.status_code for reply in answered] == [200] * (slots + queue)
         assert all(reply.json()["reason"] == "model_declined" for reply in answered)
         # A narrative question the model declines is asked a second time (its second look).
-        assert list(dict.fromkeys(model.questions))[slots:] == QUESTIONS[slots : slots + queue]
+        started = list(dict.fromkeys(model.questions))[slots:]
+        if slots == 1:  # one at a time: they start in the order they came
+            assert started == QUESTIONS[slots : slots + queue]
+        else:  # slots handed on together start in either order
+            assert sorted(started) == sorted(QUESTIONS[slots : slots + queue])
         assert client.get("/health").json()["slots"]["busy"] == 0
         metrics = client.get("/metrics").text
     assert f'outcome="error",reason="busy"}} {float(len(futures))}' in metrics
