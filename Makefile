@@ -58,9 +58,9 @@ check: lint docs-check test
 demo: setup
 	$(BIN)/edgar-rag ingest --from $(SAMPLE) --db $(DEMO_DB)
 	$(BIN)/edgar-rag ask "How much net income did Apple report for fiscal year 2025?" \
-	  --ticker AAPL --year 2025 --db $(DEMO_DB)
+	  --ticker AAPL --fiscal-year 2025 --db $(DEMO_DB)
 	$(BIN)/edgar-rag ask "What was Microsoft's revenue in fiscal 2025?" \
-	  --ticker AAPL --year 2025 --db $(DEMO_DB)
+	  --ticker AAPL --fiscal-year 2025 --db $(DEMO_DB)
 
 # The corpus's 24 filings indexed once, for the benchmarks and evaluations below (the golden
 # tapes were recorded on this index: its BM25 statistics span every filing in it).

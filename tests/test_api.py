@@ -65,7 +65,23 @@ def test_a_name_not_indexed_raises_the_line_the_command_prints(
     with pytest.raises(NotFoundError, match=r"^ticker ZZZZ is not indexed$"):
         apple_library.ask("revenue", ticker="ZZZZ")
     with pytest.raises(NotFoundError, match=r"indexed years: 2025$"):
-        apple_library.search("revenue", ticker="AAPL", year=2001)
+        apple_library.search("revenue", ticker="AAPL", fiscal_year=2001)
+
+
+def test_the_year_is_fiscal_year_as_over_http_and_mcp_and_year_is_still_taken(
+    apple_library: edgar_rag.Index,
+) -> None:
+    margin = "What was Apple's gross margin in fiscal 2025?"
+    named = apple_library.compute(margin, ticker="AAPL", fiscal_year=2025)
+    old = apple_library.compute(margin, ticker="AAPL", year=2025)
+    assert named is not None
+    assert old is not None
+    assert (named.text, old.text) == (old.text, named.text)
+    assert apple_library.scope("AAPL", fiscal_year=2025) == apple_library.scope("AAPL", year=2025)
+    hits = apple_library.search("net sales", ticker="AAPL", fiscal_year=2025, k=1)
+    assert hits[0].passage.filing.fiscal_year == 2025
+    with pytest.raises(ValueError, match="disagree"):
+        apple_library.search("net sales", ticker="AAPL", fiscal_year=2025, year=2024)
 
 
 def test_ingest_finds_nothing_to_write_before_it_opens_the_store(

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from pathlib import Path
 
 import pytest
 
 from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.tapes import read_tape
 from edgar_rag.bench.load import (
@@ -20,6 +22,7 @@ from edgar_rag.bench.load import (
 )
 from edgar_rag.bench.traffic import Reply, SaturationPlan, closed_loop, saturate, summarise_level
 from edgar_rag.domain import Generation, Prompt
+from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
@@ -27,9 +30,12 @@ from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, ServiceSettings, create_app
 from edgar_rag.service.server import serve_in_thread
+from edgar_rag.service.slots import DEFAULT_GENERATION_S
 
 # Narrative questions: a figure question is answered in code and never holds a model's slot.
 SALES = ("AAPL", 2025, "How does Apple describe the markets it sells its products in?")
+MARGIN = ("AAPL", 2025, "What was Apple's gross margin in fiscal 2025?")
+NET_INCOME = ("AAPL", 2025, "How much net income did Apple report for fiscal year 2025?")
 R_AND_D = ("AAPL", 2025, "What does Apple say about its research and development strategy?")
 HOLD_S = 1.0
 
@@ -106,7 +112,7 @@ class SlowModel:
         return Generation(text=prompt.refusal_token, model=self.name)
 
 
-def test_while_the_one_slot_is_held_asks_are_turned_away_and_searches_answered(
+def test_figures_are_answered_while_the_slot_is_held_and_past_the_queue_is_503(
     index_path: Path,
 ) -> None:
     index = SqliteIndex(index_path)
@@ -114,13 +120,17 @@ def test_while_the_one_slot_is_held_asks_are_turned_away_and_searches_answered(
         searcher=Searcher(index, HashingEmbedder()),
         generator=SlowModel(),
         draw_token=lambda request: draw_refusal_token(b"test", request),
+        computed=ComputedAnswers(index, load_library()),
     )
-    services = Services(index, Searcher(index, HashingEmbedder()), answerer, ServiceSettings())
+    settings = ServiceSettings(slots=1, queue=1)
+    services = Services(index, Searcher(index, HashingEmbedder()), answerer, settings)
     bodies = ask_bodies([SALES, R_AND_D])
     plan = SaturationPlan(
         holder=bodies[0],
+        figures=ask_bodies([MARGIN, NET_INCOME]),
         probes=bodies[1:],
         searches=[{**body, "k": 3} for body in bodies],
+        queue=1,
         rounds=1,
         burst=4,
         one_at_a_time=2,
@@ -131,11 +141,16 @@ def test_while_the_one_slot_is_held_asks_are_turned_away_and_searches_answered(
             result = asyncio.run(saturate(url, plan))
     finally:
         index.close()
-    assert result["ask_at_once"]["statuses"] == {"503": 4}
-    assert result["ask_at_once"]["busy_with_retry_after"] == 4
-    assert result["ask_one_at_a_time"]["statuses"] == {"503": 2}
+    for figures in ("figure_at_once_idle", "figure_at_once_generating"):
+        assert result[figures]["statuses"] == {"200": 4}
+    assert result["figure_one_at_a_time_generating"]["statuses"] == {"200": 2}
+    assert result["ask_past_the_queue"]["statuses"] == {"503": 4}
+    assert result["ask_past_the_queue"]["busy_with_retry_after"] == 4
     assert result["search_while_held"]["statuses"] == {"200": 2}
-    assert result["holder"]["statuses"] == {"200": 1}
-    assert result["holder"]["p50_ms"] >= HOLD_S * 1000
-    assert result["ask_at_once"]["max_ms"] < HOLD_S * 1000
-    assert result["retry_after_s_by_round"] == [["5"]]
+    assert result["holder"]["statuses"] == result["queued"]["statuses"] == {"200": 1}
+    # Nothing had been generated before: the generation running and the one queued, each
+    # taken to last the default.
+    [wait] = result["waits"]
+    assert wait["retry_after_s"] == [math.ceil(2 * DEFAULT_GENERATION_S)]
+    assert len(wait["waited_s"]) == 4
+    assert all(waited >= 0 for waited in wait["waited_s"])

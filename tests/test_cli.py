@@ -122,7 +122,7 @@ def test_an_index_of_another_embedder_is_refused_in_one_line(
 def test_search_returns_ranked_passages_of_one_filing(run: CliRunner, sample_dir: Path) -> None:
     invoke(run, "ingest", "--from", str(sample_dir))
     result = invoke(
-        run, "search", "Total net sales", "--ticker", "AAPL", "--year", "2024", "--json"
+        run, "search", "Total net sales", "--ticker", "AAPL", "--fiscal-year", "2024", "--json"
     )
     hits = json.loads(result.stdout)
     assert [h["rank"] for h in hits] == [1, 2, 3, 4, 5]

@@ -269,6 +269,7 @@ def test_two_companies_are_compared_each_in_its_own_filing(index: SqliteIndex) -
     assert heads == [
         "Apple's gross margin was 46.9% in fiscal 2025, computed as gross profit / revenue:",
         "Home Depot's gross margin was 33.4% in fiscal 2024, computed as gross profit / revenue:",
+        "Apple's gross margin is the higher.",
     ]
     body = AskResponse.of(response).model_dump(mode="json")
     assert [part["result"] for part in body["comparison"]] == ["46.9", "33.4"]
@@ -279,6 +280,18 @@ def test_two_companies_are_compared_each_in_its_own_filing(index: SqliteIndex) -
     unindexed = answerer.answer("Compare Apple's and Walmart's gross margin", Scope())
     assert unindexed.reason is Reason.OUT_OF_SCOPE
     assert "not indexed" in (unindexed.detail or "")
+
+    # A bank reports no gross profit: Apple's part is answered, the bank's declined by name.
+    partial = answerer.answer("Compare Apple's and Wells Fargo's gross margin", Scope())
+    assert partial.reason is None, partial.detail
+    assert partial.text is not None
+    *answered, declined = partial.text.splitlines()
+    assert answered[0].startswith("Apple's gross margin was 46.9% in fiscal 2025")
+    assert declined.startswith("Not answered for Wells Fargo")
+    assert "gross profit for fiscal 2024 is not reported" in declined
+    assert "Not answered for Wells Fargo" in (partial.detail or "")
+    assert {c.filing.ticker for c in partial.citations} == {"AAPL"}
+    assert [part.fiscal_year for part in AskResponse.of(partial).comparison] == [2025]
 
 
 def test_two_years_of_one_company_are_compared_with_the_change(index: SqliteIndex) -> None:

@@ -131,6 +131,26 @@ def test_bad_input_is_a_tool_error_in_the_line_the_command_prints(
     assert not still.is_error  # the server answers on after each error
 
 
+def test_arguments_the_schema_rejects_are_one_line_naming_each_field(
+    apple_library: edgar_rag.Index,
+) -> None:
+    too_many, two_wrong = call(
+        create_server(apple_library),
+        ("search", {"question": "revenue", "k": 100}),
+        ("ask", {"question": "", "fiscal_year": "last year"}),
+    )
+    assert too_many.is_error
+    assert (
+        text_of(too_many)
+        == "invalid arguments for search: k: Input should be less than or equal to 50"
+    )
+    assert two_wrong.is_error
+    assert text_of(two_wrong) == (
+        "invalid arguments for ask: question: String should have at least 1 character; "
+        "fiscal_year: Input should be a valid integer, unable to parse string as an integer"
+    )  # one line, and never the value given
+
+
 class _BrokenIndex(edgar_rag.Index):
     def filings(self) -> list[FilingSummary]:
         raise RuntimeError("a bug")

@@ -234,7 +234,7 @@ def test_health_tells_corpus_index_and_generator(make_app: AppMaker, index: Sqli
     assert (body["filings"], body["chunks"]) == (counts["filings"], counts["chunks"])
     assert body["embedder"]["model"] == HashingEmbedder().identity.model
     assert body["generator"] == {"name": "scripted", "ready": True, "detail": None}
-    assert body["slots"] == {"total": 2, "busy": 0}
+    assert body["slots"] == {"total": 2, "busy": 0, "queue": 4, "waiting": 0}
 
 
 def test_without_a_generator_search_works_and_ask_is_502(make_app: AppMaker) -> None:
@@ -265,10 +265,12 @@ def test_the_page_is_served_self_contained(make_app: AppMaker) -> None:
 
 def test_the_schema_and_docs_are_served(make_app: AppMaker) -> None:
     client = TestClient(make_app())
-    paths = client.get("/openapi.json").json()["paths"]
+    schema = client.get("/openapi.json")
+    paths = schema.json()["paths"]
     assert {"/ask", "/query", "/search", "/filings", "/filings/{filing_id}/text"} <= set(paths)
     assert {"/health", "/metrics"} <= set(paths)
     assert "503" in paths["/ask"]["post"]["responses"]
+    assert "docs-rag" not in schema.text  # the design it came from is no name of this service
     assert client.get("/docs").status_code == 200
 
 
@@ -470,9 +472,11 @@ class Gate:
         return Generation(text=prompt.refusal_token, model=self.name)
 
 
-def test_a_busy_slot_is_503_with_retry_after_at_once(make_app: AppMaker) -> None:
+def test_a_busy_slot_with_no_place_to_wait_is_503_with_retry_after_at_once(
+    make_app: AppMaker,
+) -> None:
     model = Gate()
-    app = make_app(model)
+    app = make_app(model, queue=0)
     body = {"ticker": "AAPL", "question": SALES_2025}
 
     async def scenario() -> tuple[httpx.Response, httpx.Response, httpx.Response]:

@@ -28,8 +28,9 @@ from edgar_rag.model.generator import LocalModelGenerator
 from edgar_rag.model.process import ModelProcess
 from edgar_rag.model.state import ModelOptions
 from edgar_rag.retrieve.search import Searcher
-from edgar_rag.service.app import Services, create_app
+from edgar_rag.service.app import Services, ServiceSettings, create_app
 from edgar_rag.service.server import serve_in_thread
+from edgar_rag.service.slots import DEFAULT_GENERATION_S
 from events import STREAM_HEADERS, read_events
 from fakes import (
     FakeLlama,
@@ -45,6 +46,7 @@ SALES_ANSWER = "Apple's total net sales were $416,161 million in fiscal 2025 [{m
 NARRATIVE = {"ticker": "AAPL", "question": "How does Apple describe the competition it faces?"}
 LONG_DRAFT = " ".join(["Apple describes its markets as highly competitive [1]."] * 40)
 Events = list[tuple[str, Any]]
+DEFAULT_S = int(DEFAULT_GENERATION_S)
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +59,11 @@ def index(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Iterato
 
 
 @contextmanager
-def serving(index: SqliteIndex, answering: Answerer) -> Iterator[httpx.Client]:
-    """A client of a live server (uvicorn, in a thread) answering with ``answering``."""
-    app = create_app(Services(index, Searcher(index, HashingEmbedder()), answering))
+def serving(index: SqliteIndex, answering: Answerer, queue: int = 0) -> Iterator[httpx.Client]:
+    """A client of a live server (uvicorn, in a thread) answering with ``answering``, one
+    generation slot and ``queue`` places to wait for it."""
+    settings = ServiceSettings(slots=1, queue=queue)
+    app = create_app(Services(index, Searcher(index, HashingEmbedder()), answering, settings))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as client:
         yield client
 
@@ -174,7 +178,7 @@ def test_a_client_that_leaves_mid_stream_stops_the_model_and_frees_its_slot(
             events = read_events(reply.iter_lines())
             assert [next(events)[0], next(events)[0]] == ["token", "token"]
             busy = client.post("/ask", json=SALES, headers=STREAM_HEADERS)
-            assert busy.status_code == 503
+            assert busy.status_code == 503  # no place to wait: the queue has none
             assert int(busy.headers["retry-after"]) >= 1
         assert model.stopped.wait(10), "the model went on writing for a client that left"
         assert len(model.told) < len(words_of(LONG_DRAFT))
@@ -211,3 +215,38 @@ def test_a_streamed_ask_reaches_the_model_process_and_leaving_frees_it(
     assert "".join(data["text"] for _, data in tokens) == LONG_DRAFT
     assert (last, response["generator"]) == ("response", MODEL_NAME)
     assert llama.streams == 2
+
+
+def test_a_streamed_question_that_waits_is_told_its_place_as_it_moves_up(
+    index: SqliteIndex,
+) -> None:
+    model = StreamingScriptedGenerator([sales_reply] * 3)
+    model.go_on.clear()  # the first answer holds the only slot after its first word
+    with (
+        serving(index, answerer(index, model), queue=2) as client,
+        client.stream("POST", "/ask", json=SALES, headers=STREAM_HEADERS) as first,
+    ):
+        held = read_events(first.iter_lines())
+        assert next(held)[0] == "token"
+        with (
+            client.stream("POST", "/ask", json=SALES, headers=STREAM_HEADERS) as second,
+            client.stream("POST", "/ask", json=SALES, headers=STREAM_HEADERS) as third,
+        ):
+            waits = read_events(second.iter_lines())
+            # Before any generation finished, each is taken to last the default.
+            assert next(waits) == ("queued", {"place": 1, "wait_s": DEFAULT_S})
+            waits_more = read_events(third.iter_lines())
+            assert next(waits_more) == ("queued", {"place": 2, "wait_s": 2 * DEFAULT_S})
+            model.go_on.set()
+            *_, (last, _) = held
+            assert last == "response"
+            # Now timed from the generation that finished, not the default.
+            moved, told = next(waits_more)
+            assert (moved, told["place"]) == ("queued", 1)
+            assert told["wait_s"] >= 1
+            later = list(waits)
+            latest = list(waits_more)
+    for events in (later, latest):
+        *tokens, (last, response) = events
+        assert {name for name, _ in tokens} == {"token"}
+        assert (last, response["abstained"]) == ("response", False)

@@ -6,7 +6,7 @@ The library is ``open_index`` and the ``Index`` it returns (``edgar_rag.api``)::
 
     with edgar_rag.open_index("edgar-rag.db") as index:
         index.ingest("filings/AAPL")
-        hits = index.search("total net sales", ticker="AAPL", year=2025)
+        hits = index.search("total net sales", ticker="AAPL", fiscal_year=2025)
         response = index.ask("What was Apple's gross margin in fiscal 2025?", ticker="AAPL")
 
 Importing it loads nothing heavy: ``edgar_rag.api`` is imported on first use of its names (the

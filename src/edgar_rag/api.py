@@ -31,7 +31,7 @@ if TYPE_CHECKING:
         Scope,
     )
     from edgar_rag.ingest.edgar import EdgarClient, EdgarFiling
-    from edgar_rag.ingest.indexer import FilingSource, IngestResult
+    from edgar_rag.ingest.indexer import FilingSource, IngestResult, Stages
     from edgar_rag.model.process import Announce
     from edgar_rag.retrieve.search import Searcher
 
@@ -106,27 +106,43 @@ class Index:
 
     @property
     def store(self) -> FilingStore:
-        """The SQLite file, or the PostgreSQL database, the settings name."""
+        """The SQLite file, or the PostgreSQL database, the settings name; the file is made
+        when missing (ingest writes to it), which the methods that only read never do."""
+        return self._open(create=True)
+
+    def _open(self, *, create: bool) -> FilingStore:
+        """The store; without ``create``, EmptyIndexError when its SQLite file is missing."""
         from edgar_rag.compose import open_index, open_store  # noqa: PLC0415
         from edgar_rag.location import locate_index  # noqa: PLC0415
 
         if self._store is None:
             if self._settings is None:  # nothing else read yet: spare pydantic-settings
-                self._store = open_store(locate_index(self._overrides))
+                self._store = open_store(locate_index(self._overrides), create=create)
             else:
-                self._store = open_index(self._settings)
+                self._store = open_index(self._settings, create=create)
         return self._store
 
     def filings(self) -> list[FilingSummary]:
-        """The indexed filings, by company and year."""
-        return self.store.filings()
+        """The indexed filings, by company and year (none in an empty index; EmptyIndexError
+        when its file does not exist, which this never creates)."""
+        return self._open(create=False).filings()
 
     def scope(
-        self, ticker: str | None = None, cik: int | None = None, year: int | None = None
+        self,
+        ticker: str | None = None,
+        cik: int | None = None,
+        fiscal_year: int | None = None,
+        *,
+        year: int | None = None,
     ) -> Scope:
-        """One company's filing (its latest year unless ``year`` is given), or the whole corpus
-        when no company is named; NotFoundError names what is not indexed."""
-        return self.store.resolve_scope(ticker=ticker, cik=cik, fiscal_year=year)
+        """One company's filing (its latest year unless ``fiscal_year`` is given), or the whole
+        corpus when no company is named; NotFoundError names what is not indexed,
+        EmptyIndexError says that nothing is (and the SQLite file is never created here).
+        ``year`` is ``fiscal_year``'s old name here, still accepted, as in the methods below."""
+        from edgar_rag.index.schema import resolve_indexed_scope  # noqa: PLC0415
+
+        asked = _fiscal_year(fiscal_year, year)
+        return resolve_indexed_scope(self._open(create=False), ticker, cik, asked)
 
     def search(
         self,
@@ -134,13 +150,14 @@ class Index:
         *,
         ticker: str | None = None,
         cik: int | None = None,
+        fiscal_year: int | None = None,
         year: int | None = None,
         k: int = 5,
     ) -> list[Hit]:
         """The ``k`` passages that best answer ``question``, in one filing or the whole corpus."""
         from edgar_rag.question.reading import read_question  # noqa: PLC0415
 
-        scope = self.scope(ticker, cik, year)
+        scope = self.scope(ticker, cik, fiscal_year, year=year)
         return self.searcher.search(read_question(_required(question)), scope, k)
 
     def ask(
@@ -149,6 +166,7 @@ class Index:
         *,
         ticker: str | None = None,
         cik: int | None = None,
+        fiscal_year: int | None = None,
         year: int | None = None,
         gate: str | None = None,
         on_token: Callable[[str], None] | None = None,
@@ -156,7 +174,7 @@ class Index:
         """The answer with its quoted citations, or a typed decline (DESIGN.md's response
         object). A figure question is answered in code; others go to the configured model,
         whose draft ``on_token`` is told as it comes when the model streams."""
-        scope = self.scope(ticker, cik, year)
+        scope = self.scope(ticker, cik, fiscal_year, year=year)
         return self._answerer(model=True).answer(_required(question), scope, gate, on_token)
 
     def compute(
@@ -165,13 +183,14 @@ class Index:
         *,
         ticker: str | None = None,
         cik: int | None = None,
+        fiscal_year: int | None = None,
         year: int | None = None,
         gate: str | None = None,
     ) -> Response | None:
         """What ``ask`` answers in code, never reaching a model: a figure looked up or computed
         from cited figures, or a decline decided before any model (another company, a missing
         figure, a year not reported). None when the question needs the model."""
-        scope = self.scope(ticker, cik, year)
+        scope = self.scope(ticker, cik, fiscal_year, year=year)
         return self._answerer(model=False).answer_in_code(_required(question), scope, gate)
 
     @property
@@ -225,9 +244,12 @@ class Index:
         *,
         cluster: str | None = None,
         workers: int = 2,
+        stages: Stages | None = None,
     ) -> Iterator[IngestResult]:
         """Index each source, yielding its result as soon as it is stored (each filing in one
-        transaction; an unchanged one is skipped, one that is not a 10-K refused with a reason).
+        transaction; an unchanged one is skipped, one that is not a 10-K refused with a reason;
+        one missing Items a 10-K has is indexed with a ``warning``). ``stages`` is told each
+        filing's stages as they begin (not on a cluster, whose workers run them).
 
         ``cluster``: run each filing as a task on the Dask cluster at this address (``local``
         starts ``workers`` one-thread workers here for the run); the index must be PostgreSQL,
@@ -239,7 +261,7 @@ class Index:
         if cluster is None:
             from edgar_rag.ingest.indexer import index_filings  # noqa: PLC0415
 
-            yield from index_filings(sources, self.store, embedder, wanted=wanted)
+            yield from index_filings(sources, self.store, embedder, wanted=wanted, stages=stages)
             return
         self.store.ensure_embedder(embedder.identity)
         yield from _index_on_cluster(self.settings, sources, cluster, wanted, workers)
@@ -345,6 +367,13 @@ def _wanted(tickers: Sequence[str], years: Sequence[int]) -> Callable[[FilingMet
         return None
 
     return reason
+
+
+def _fiscal_year(fiscal_year: int | None, year: int | None) -> int | None:
+    """``fiscal_year``, the name HTTP and MCP use, or ``year``, the library's before issue 41."""
+    if fiscal_year is not None and year is not None and fiscal_year != year:
+        raise ValueError(f"fiscal_year={fiscal_year} and year={year} disagree; give fiscal_year")
+    return year if fiscal_year is None else fiscal_year
 
 
 def _required(question: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from edgar_rag.errors import ConfigError
+from edgar_rag.errors import ConfigError, EmptyIndexError
 from edgar_rag.extras import missing_extra
 from edgar_rag.location import IndexLocation
 
@@ -58,14 +58,19 @@ _ONNX_PRECISIONS: dict[str, OnnxPrecision] = {
 }
 
 
-def open_index(settings: Settings) -> FilingStore:
-    """PostgreSQL when EDGAR_RAG_DATABASE_URL is set, else the SQLite file."""
+def open_index(settings: Settings, *, create: bool = True) -> FilingStore:
+    """PostgreSQL when EDGAR_RAG_DATABASE_URL is set, else the SQLite file (``create``: made
+    when missing, as ingest wants; else EmptyIndexError, as a command that only reads wants)."""
     url = settings.database_url
-    return open_store(IndexLocation(settings.db, None if url is None else url.get_secret_value()))
+    location = IndexLocation(settings.db, None if url is None else url.get_secret_value())
+    return open_store(location, create=create)
 
 
-def open_store(location: IndexLocation) -> FilingStore:
-    """The store at ``location``: PostgreSQL when it has a URL, else the SQLite file."""
+def open_store(location: IndexLocation, *, create: bool = True) -> FilingStore:
+    """The store at ``location``: PostgreSQL when it has a URL, else the SQLite file, which
+    is made when missing only with ``create`` (else EmptyIndexError naming it)."""
+    if location.database_url is None and not create and not location.db.exists():
+        raise EmptyIndexError(str(location.db))
     if location.database_url is not None:
         try:
             from edgar_rag.index.postgres import PostgresIndex  # noqa: PLC0415

@@ -93,6 +93,13 @@ class Settings(BaseSettings):
     )
     api_key: SecretStr | None = Field(None, description="bearer token required by the service")
     slots: int = Field(1, ge=1, le=64, description="concurrent generations in the service")
+    queue: int = Field(
+        4,
+        ge=0,
+        le=1024,
+        description="questions for the model that may wait, in arrival order, for a busy "
+        "generation slot in the service; past them, 503 with Retry-After",
+    )
     log_questions: bool = Field(False, description="write question text into request logs")
     sec_contact: str | None = Field(
         None, description="name and e-mail sent to SEC EDGAR in the User-Agent header"

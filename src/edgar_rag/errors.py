@@ -8,6 +8,7 @@
     ├── SourceError            EDGAR, the model server or the database did not answer
     ├── ParseError             a filing arrived but could not be understood
     ├── NotFoundError          a ticker, CIK, year or filing the caller named does not exist
+    ├── EmptyIndexError        no filing is indexed yet, or the index file does not exist
     └── IndexMismatchError     the index was built by another embedder, or changed since
 
 A decline is not an error: answering returns a typed decline. Adapters translate library
@@ -44,6 +45,18 @@ class ParseError(EdgarRagError):
 
 class NotFoundError(EdgarRagError):
     """Something the caller named (ticker, CIK, fiscal year, filing) does not exist."""
+
+
+class EmptyIndexError(EdgarRagError):
+    """No filing is indexed yet, or the SQLite file does not exist (which a command that only
+    reads never creates); the message names the command that fills it."""
+
+    def __init__(self, missing: str | None = None) -> None:
+        where = f" ({missing} does not exist)" if missing else ""
+        super().__init__(
+            f"no filings indexed{where}: run edgar-rag ingest --from DIR, or edgar-rag ingest "
+            "--tickers AAPL --years 2025 to fetch 10-Ks from SEC EDGAR"
+        )
 
 
 class IndexMismatchError(EdgarRagError):

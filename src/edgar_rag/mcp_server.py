@@ -5,8 +5,10 @@ and ``filings``. Each returns the body the service returns for the same request
 (``service.models``: ``SearchResponse``, ``AskResponse``, the ``FilingEntry`` list), as
 structured content and as its JSON text. Arguments are named as in the service's request
 bodies. A ticker, CIK or year not indexed, or a model that cannot be reached (any
-EdgarRagError), is a tool error whose text is the one line the command prints; anything else
-is logged and reported as an internal error. Neither ends the server.
+EdgarRagError), is a tool error whose text is the one line the command prints; arguments the
+schema rejects are one line naming each field and what is wrong with it, as the service's 422
+says (never the value given); anything else is logged and reported as an internal error. None
+of them ends the server.
 
 The SDK runs each tool in a worker thread; one lock keeps the index to one call at a time
 (the service's lock does the same, and one local model answers one question at a time).
@@ -21,9 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
 
 from edgar_rag.api import Index, open_index
 from edgar_rag.errors import EdgarRagError
@@ -65,7 +68,7 @@ class FilingsList(BaseModel):
 
 def create_server(index: Index) -> MCPServer:
     """An MCP server whose tools read ``index``; the caller keeps and closes the index."""
-    server = MCPServer(
+    server = _OneLineErrors(
         name="edgar-rag", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
     run = _runner(threading.Lock())
@@ -81,7 +84,7 @@ def create_server(index: Index) -> MCPServer:
         """Rank the passages that best answer a question, in one filing or the whole corpus."""
 
         def work() -> SearchResponse:
-            hits = index.search(question, ticker=ticker, cik=cik, year=fiscal_year, k=k)
+            hits = index.search(question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, k=k)
             source = index.scope(ticker, cik, fiscal_year).filing
             return SearchResponse.of(question, source, hits)
 
@@ -100,7 +103,7 @@ def create_server(index: Index) -> MCPServer:
         answered in code with its calculation; other questions go to the language model."""
         return run(
             lambda: AskResponse.of(
-                index.ask(question, ticker=ticker, cik=cik, year=fiscal_year, gate=gate)
+                index.ask(question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, gate=gate)
             )
         )
 
@@ -117,7 +120,9 @@ def create_server(index: Index) -> MCPServer:
         model. A question that needs the model (prose) is a tool error: use ask for it."""
 
         def work() -> AskResponse:
-            response = index.compute(question, ticker=ticker, cik=cik, year=fiscal_year, gate=gate)
+            response = index.compute(
+                question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, gate=gate
+            )
             if response is None:
                 raise _NeedsModelError(
                     "not a figure question answered in code; ask answers it with the model"
@@ -143,6 +148,25 @@ def serve_stdio(db: Path | None = None) -> None:
     """Serve the index of ``db`` (default: the settings') over stdio until stdin closes."""
     with open_index(db) as index:
         create_server(index).run("stdio")
+
+
+class _OneLineErrors(MCPServer):
+    """The SDK's server, its argument errors told in one line (the SDK passes pydantic's
+    multi-line text, with links and the rejected values, to the agent)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if isinstance(error, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            fields = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in cause.errors()
+            )
+            raise ToolError(f"invalid arguments for {name}: {fields}") from cause
 
 
 class _NeedsModelError(EdgarRagError):

@@ -215,24 +215,37 @@ class Answerer:
         With ``on_token``, a generator that streams tells it the model's text as it comes (a
         draft: the response is what was verified); an answer decided before the model, or a
         generator that does not stream, tells it nothing."""
-        gate_name = gate or self.settings.gate
-        prepared = self.prepare(question, scope)
-        settled = self._settle(question, prepared, gate_name)
-        if settled is not None:
-            return settled
-        gate_score = prepared.best if "cosine" in gate_name else None
-        started = time.perf_counter()
-        generation = self.reply(prepared, on_token)
-        prepared.timings["generate"] = _ms_since(started)
-        return self.conclude(prepared, generation, gate_name, gate_score)
+        settled = self.settle(question, scope, gate)
+        if isinstance(settled, Prepared):
+            return self.finish(settled, gate, on_token)
+        return settled
 
     def answer_in_code(
         self, question: str, scope: Scope, gate: str | None = None
     ) -> Response | None:
         """What ``answer`` decides with no model: a decline before it (the company guard, the
         gate) or a figure answered in code; None when the question needs the model."""
+        settled = self.settle(question, scope, gate)
+        return None if isinstance(settled, Prepared) else settled
+
+    def settle(self, question: str, scope: Scope, gate: str | None = None) -> Response | Prepared:
+        """``answer`` up to the model: the response decided in code, or the question prepared
+        for the model (``finish`` answers it). The service settles outside its generation
+        slots, so that only a question the model answers waits for one (issue 41)."""
+        prepared = self.prepare(question, scope)
+        settled = self._settle(question, prepared, gate or self.settings.gate)
+        return prepared if settled is None else settled
+
+    def finish(
+        self, prepared: Prepared, gate: str | None = None, on_token: TokenSink | None = None
+    ) -> Response:
+        """``answer`` from the model on: its reply to ``prepared``, verified."""
         gate_name = gate or self.settings.gate
-        return self._settle(question, self.prepare(question, scope), gate_name)
+        gate_score = prepared.best if "cosine" in gate_name else None
+        started = time.perf_counter()
+        generation = self.reply(prepared, on_token)
+        prepared.timings["generate"] = _ms_since(started)
+        return self.conclude(prepared, generation, gate_name, gate_score)
 
     def _settle(self, question: str, prepared: Prepared, gate_name: str) -> Response | None:
         decline = _Decliner(

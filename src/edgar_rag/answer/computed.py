@@ -278,8 +278,10 @@ class ComputedAnswers:
         self, question: Question, scope: Scope, header_years: HeaderYears
     ) -> Computed | Uncomputable | None:
         """Two or more companies' figure, each computed in its own filing of the year the
-        question writes (else its latest), and cited there; None unless the library plans
-        the figure and the question names at least two indexed companies."""
+        question writes (else its latest), and cited there, then which is the higher; a company
+        whose filing lacks the figure is named as not answered, the others answered (issue 41).
+        None unless the library plans the figure and the question names at least two indexed
+        companies."""
         plan = plan_computation(question.text, self.library, question.asked)
         if isinstance(plan, Unplanned):
             return _unplanned(plan, question)
@@ -292,13 +294,25 @@ class ComputedAnswers:
             return self._compare_years(plan, *compared[0], question.years, header_years)
         if len(compared) < 2:
             return None
-        jobs = [(plan, filing_id, filing, filing.fiscal_year) for filing_id, filing in compared]
-        written = self._compute_all(jobs, header_years, name_company=True)
+        parts, unanswered = [], []
+        for filing_id, filing in compared:
+            result = self._compute_in(filing_id, filing, plan, filing.fiscal_year)
+            if isinstance(result, MissingFigure | CalculationDecline):
+                unanswered.append(f"for {display_company(filing.company)}: {result.detail}")
+            else:
+                parts.append((plan, filing, result))
+        if not parts:
+            return Uncomputable(Reason.MISSING_FIGURE, "; ".join(unanswered))
+        written = self._write(parts, header_years)
         if isinstance(written, Uncomputable):
             return written
         text, citations, shown = written
         detail = "each company's figure computed in code from its own filing; no model wrote this"
-        return Computed(text, citations, None, detail, shown)
+        if unanswered:
+            told = "Not answered " + "; ".join(unanswered)
+            return Computed(_also(text, told), citations, None, f"{detail}. {told}", shown)
+        higher = _higher(parts, self._metric_name(plan))
+        return Computed(_also(text, higher), citations, None, detail, shown)
 
     def _compare_years(
         self,
@@ -333,18 +347,14 @@ class ComputedAnswers:
         self,
         jobs: Sequence[tuple[ComputationPlan, int, FilingMeta, int]],
         header_years: HeaderYears,
-        *,
-        name_company: bool = False,
     ) -> tuple[str, tuple[Citation, ...], tuple[dict[str, object], ...]] | Uncomputable:
         """Each plan computed for its year in its filing, then written and checked as one
-        answer; the first that cannot be computed declines it (naming its company when the
-        parts are companies)."""
+        answer; the first that cannot be computed declines it."""
         parts: list[tuple[ComputationPlan, FilingMeta, Calculation]] = []
         for plan, filing_id, filing, year in jobs:
             result = self._compute_in(filing_id, filing, plan, year)
             if isinstance(result, MissingFigure | CalculationDecline):
-                who = f"for {display_company(filing.company)}: " if name_company else ""
-                return Uncomputable(Reason.MISSING_FIGURE, who + result.detail)
+                return Uncomputable(Reason.MISSING_FIGURE, result.detail)
             parts.append((plan, filing, result))
         return self._write(parts, header_years)
 
@@ -523,6 +533,22 @@ class ComputedAnswers:
             markers[index] = quotes[spot]
             chosen.append(cited)
         return tuple(citations), markers, chosen
+
+
+def _also(text: str, sentence: str) -> str:
+    """``text`` and one more sentence: on a line of its own after an answer set out in lines."""
+    joint = "\n" if "\n" in text else " "
+    return f"{text}{joint}{sentence}."
+
+
+def _higher(parts: Sequence[tuple[ComputationPlan, FilingMeta, Calculation]], name: str) -> str:
+    """Which company's figure is the higher of two (the highest of more), as they are shown:
+    figures the answer prints alike are said to be the same."""
+    if len({calc.text() for _, _, calc in parts}) == 1:
+        return f"The {name} is the same for each, as shown"
+    top = max(parts, key=lambda part: part[2].value)
+    which = "higher" if len(parts) == 2 else "highest"
+    return f"{possessive(display_company(top[1].company))} {name} is the {which}"
 
 
 def _verb(label: str) -> str:

@@ -8,9 +8,12 @@ since) is recorded then with the local model. Two servers run in turn:
 
 - replay at once, with as many generation slots as clients: the /ask rows time the pipeline
   around the model, not the model;
-- replay at the recorded pace (``EDGAR_RAG_TAPE_MODE=replay-paced``) with the default one slot:
-  one question holds the slot as its recorded generation did while others are sent, which must
-  be turned away at once with 503 and Retry-After, and /search must not wait.
+- replay at the recorded pace (``EDGAR_RAG_TAPE_MODE=replay-paced``) with the default one slot
+  and ``SATURATION_QUEUE`` queue places: figure questions sent 16 at once must all be answered
+  in code, with nothing generating and while one narrative question holds the slot as its
+  recorded generation did (issue 41); with the queue filled behind it, narrative questions
+  past it must be turned away at once with 503 and a Retry-After near the time the queue
+  ahead of them then took; /search must not wait.
 
 The rest of docs/performance.json (``make bench``) is kept as it is.
 """
@@ -51,6 +54,16 @@ QUESTIONS = (
 )
 """Narrative questions, which go to the model: a figure question is answered in code and would
 never hold a generation slot."""
+FIGURE_QUESTIONS = (
+    ("AAPL", 2025, "What was Apple's gross margin in fiscal 2025?"),
+    ("NVDA", 2025, "What was NVIDIA's operating margin in fiscal 2025?"),
+    ("TSLA", 2024, "How much net income did Tesla report for fiscal 2024?"),
+    ("JNJ", 2024, "What were Johnson & Johnson's total sales in fiscal 2024?"),
+)
+"""Figure questions the corpus index answers in code (a margin, a reported figure)."""
+SATURATION_QUEUE = 1
+"""Queue places of the paced server: each round lasts as long as the generations the full
+queue holds (the running one and one waiting), whatever the default."""
 MIN_HOLD_S = 2.0
 """The holding generation must outlast the probes sent while it runs (a burst takes well under
 a second here): the shortest recorded generation at least this long holds the slot."""
@@ -201,17 +214,23 @@ def run(index: Path, model_dir: Path, tape: Path, seconds: float) -> dict[str, A
     if not long_enough:
         raise RuntimeError(f"no recorded generation took {MIN_HOLD_S} s or more: {held_s}")
     holder = min(long_enough, key=lambda n: held_s[n])
+    paced = settings.model_copy(
+        update={"tape_mode": "replay-paced", "slots": 1, "queue": SATURATION_QUEUE}
+    )
     plan = SaturationPlan(
         holder=bodies[holder],
+        figures=ask_bodies(FIGURE_QUESTIONS),
         probes=[body for n, body in enumerate(bodies) if n != holder],
         searches=searches,
+        queue=paced.queue,
     )
-    paced = settings.model_copy(update={"tape_mode": "replay-paced", "slots": 1})
     with running_server(paced, logs / "saturated.log") as url:
         saturation = asyncio.run(saturate(url, plan))
     saturation |= {"holder_recorded_s": held_s[holder], "min_hold_s": MIN_HOLD_S}
     saturation["burst"] = plan.burst
     saturation["one_at_a_time_per_round"] = plan.one_at_a_time
+    saturation["figure_questions"] = [f"{t} {y}: {q}" for t, y, q in FIGURE_QUESTIONS]
+    saturation["queue_default"] = Settings.model_fields["queue"].default
     return {
         "seconds_per_level": seconds,
         "questions": [f"{t} {y}: {q}" for t, y, q in QUESTIONS],

@@ -427,8 +427,8 @@ def render_load(load: dict[str, Any], filings: int, chunks: int) -> list[str]:
         "a prompt changes): its rows time the pipeline around the model (embed, search, "
         "guards, prompt, verify, the HTTP round trip), not the model. This server had "
         f"{load['slots_for_levels']} generation slots so that every `/ask` got one; with the "
-        "default single slot every `/ask` that finds the slot taken is turned away (next "
-        "section). The machine is shared: its 1-minute load average was "
+        "default single slot a question for the model waits in the queue or is turned away "
+        "(next section). The machine is shared: its 1-minute load average was "
         f"{load['load_average_1m_at_start']} when the run began and "
         f"{load['load_average_1m_at_end']} when it ended, so compare rows of one run.",
         "",
@@ -466,32 +466,36 @@ def render_load(load: dict[str, Any], filings: int, chunks: int) -> list[str]:
 
 
 def _saturation_lines(saturation: dict[str, Any]) -> list[str]:
-    rounds = saturation["rounds"]
-    holder = saturation["holder"]
-    retry = saturation["retry_after_s_by_round"]
-    later = sorted({value for values in retry[1:] for value in values})
+    rounds, queue, burst = saturation["rounds"], saturation["queue"], saturation["burst"]
     lines = [
         "",
-        "### With every generation slot busy",
+        "### Figure questions while the model generates, and the queue",
         "",
-        "A second server ran with the default one generation slot and "
-        "`EDGAR_RAG_TAPE_MODE=replay-paced`: a replay sleeps as long as the generation it "
-        "replays took when recorded. The question with the shortest recorded generation of "
-        f"at least {saturation['min_hold_s']:g} s ({saturation['holder_recorded_s']:.1f} s) "
-        f"held the slot, {rounds} "
-        "times in turn; "
-        f"while it held it, {saturation['burst']} `/ask` requests were sent at once, then "
-        f"{saturation['one_at_a_time_per_round']} `/ask` and as many `/search` one at a time. "
-        "The time to the 503 is from sending the request to the whole reply.",
+        "A second server ran with the default one generation slot, a queue of "
+        f"{queue} (the default is {saturation['queue_default']}; a round lasts as long as the "
+        "generations a full queue holds), and `EDGAR_RAG_TAPE_MODE=replay-paced`: a replay "
+        "sleeps as long as "
+        "the generation it replays took when recorded. Figure questions are answered in code "
+        f"and never wait for the slot ({'; '.join(saturation['figure_questions'])}). In each "
+        f"of {rounds} rounds, {burst} figure `/ask` were sent at once with nothing generating; "
+        "then the question with the shortest recorded generation of at least "
+        f"{saturation['min_hold_s']:g} s ({saturation['holder_recorded_s']:.1f} s) took the "
+        f"slot, {queue} more of it filled the queue, and while it generated {burst} narrative "
+        f"`/ask` past the queue were sent at once, then {burst} figure `/ask` at once, then "
+        f"{saturation['one_at_a_time_per_round']} figure `/ask` and as many `/search` one at a "
+        "time. Times are from sending a request to its whole reply.",
         "",
     ]
     rows = []
     for label, key in (
-        (f"`/ask`, {saturation['burst']} at once", "ask_at_once"),
-        ("`/ask`, one at a time", "ask_one_at_a_time"),
-        ("`/search`, one at a time", "search_while_held"),
+        (f"figure `/ask`, {burst} at once, nothing generating", "figure_at_once_idle"),
+        (f"figure `/ask`, {burst} at once, while generating", "figure_at_once_generating"),
+        ("figure `/ask`, one at a time, while generating", "figure_one_at_a_time_generating"),
+        (f"narrative `/ask`, {burst} at once, past the full queue", "ask_past_the_queue"),
+        ("`/search`, one at a time, while generating", "search_while_held"),
         ("`/search`, one at a time, before any generation (same server)", "search_idle"),
-        ("the `/ask` holding the slot", "holder"),
+        ("the narrative `/ask` holding the slot", "holder"),
+        ("the narrative `/ask` waiting in the queue", "queued"),
     ):
         row = saturation[key]
         replies = ", ".join(f"{count} x {status}" for status, count in row["statuses"].items())
@@ -504,19 +508,47 @@ def _saturation_lines(saturation: dict[str, Any]) -> list[str]:
                 *(_ms(row[key]) for key in ("p50_ms", "p95_ms", "max_ms")),
             ]
         )
-    header = ["while the slot was held", "requests", "replies", "503 with Retry-After"]
+    header = ["requests sent", "requests", "replies", "503 with Retry-After"]
     lines += table([*header, "P50 ms", "P95 ms", "max ms"], rows, align="lrlrrrr")
     lines += [
         "",
-        f"Retry-After said {', '.join(retry[0])} s in the first round (no generation had "
-        f"finished yet: the default) and {', '.join(later) or '-'} s after it (the median time "
-        f"a slot was held lately, rounded up; the holder took {holder['p50_ms'] / 1000:.1f} s "
-        "at the median). A paced replay sleeps where the model would compute: with a real "
-        "generation running, `/search` shares the cores with the model, so its latency while "
-        "the slot is held is a lower bound here.",
+        "Each 503 said to retry after the queue ahead of it (the generation running and the "
+        f"{queue} waiting) at the median time lately of a generation (a default before one "
+        "has finished: round 1). The measured wait is from the 503 until the last question "
+        "ahead of it had been answered, when a question sent would have had the slot at once.",
+        "",
+        *table(
+            ["round", "Retry-After s", "measured wait P50 s", "measured wait max s"],
+            [
+                [
+                    wait["round"],
+                    ", ".join(map(str, wait["retry_after_s"])) or "-",
+                    _seconds(_median(wait["waited_s"])),
+                    _seconds(max(wait["waited_s"], default=None)),
+                ]
+                for wait in saturation["waits"]
+            ],
+            align="rrrr",
+        ),
+        "",
+        "A paced replay sleeps where the model would compute: with a real generation running, "
+        "figure answers and `/search` share the cores with the model, so their latency while "
+        "it generates is a lower bound here.",
         "",
     ]
     return lines
+
+
+def _median(values: list[float]) -> float | None:
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
 
 
 WORKERS_PROJECTED = (1, 4, 16, 64)
@@ -915,7 +947,12 @@ def _load_figures(load: dict[str, Any]) -> list[_Figure]:
         (row for row in load["levels"] if row["endpoint"] == "/search"),
         key=lambda row: row["clients"],
     )
-    burst = load["saturation"]["ask_at_once"]
+    saturation = load["saturation"]
+    burst = saturation["burst"]
+    idle, generating = (
+        saturation[key] for key in ("figure_at_once_idle", "figure_at_once_generating")
+    )
+    last = saturation["waits"][-1]
     return [
         (
             f"`/search` over HTTP, {search['clients']} clients at once: requests/s, P95",
@@ -923,9 +960,22 @@ def _load_figures(load: dict[str, Any]) -> list[_Figure]:
             _PERFORMANCE,
         ),
         (
-            "time to a 503 with Retry-After while the generation slot is busy, P95 of "
-            f"{burst['requests']} sent {load['saturation']['burst']} at once",
-            f"{_ms(burst['p95_ms'])} ms",
+            f"figure `/ask` sent {burst} at once ({idle['requests']} in all): answered, P95",
+            f"{idle['statuses'].get('200', 0)}/{idle['requests']}, {_ms(idle['p95_ms'])} ms",
+            _PERFORMANCE,
+        ),
+        (
+            f"figure `/ask` sent {burst} at once while a narrative answer generates "
+            f"({generating['requests']} in all): answered, P95",
+            f"{generating['statuses'].get('200', 0)}/{generating['requests']}, "
+            f"{_ms(generating['p95_ms'])} ms",
+            _PERFORMANCE,
+        ),
+        (
+            f"503 past a full queue of {saturation['queue']}: Retry-After told / the measured "
+            "wait until the questions ahead were answered, P50 (last round)",
+            f"{', '.join(map(str, last['retry_after_s'])) or '-'} s / "
+            f"{_seconds(_median(last['waited_s']))} s",
             _PERFORMANCE,
         ),
     ]

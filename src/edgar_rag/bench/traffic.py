@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import httpx
@@ -25,6 +26,8 @@ class Reply:
     status: int
     latency_ms: float
     retry_after: str | None = None
+    ended_s: float = 0.0
+    """``time.perf_counter()`` when the whole reply had come."""
 
 
 def percentiles_ms(replies: Sequence[Reply]) -> dict[str, float | None]:
@@ -62,8 +65,9 @@ def summarise_level(
 async def send(client: httpx.AsyncClient, method: str, path: str, body: Any = None) -> Reply:
     started = time.perf_counter()
     response = await client.request(method, path, json=body)
-    latency_ms = (time.perf_counter() - started) * 1000
-    return Reply(response.status_code, latency_ms, response.headers.get("retry-after"))
+    ended_s = time.perf_counter()
+    latency_ms = (ended_s - started) * 1000
+    return Reply(response.status_code, latency_ms, response.headers.get("retry-after"), ended_s)
 
 
 async def closed_loop(
@@ -91,65 +95,120 @@ async def closed_loop(
 
 @dataclass(frozen=True, slots=True)
 class SaturationPlan:
-    """What to send while one question holds the service's only generation slot."""
+    """What to send around a server with one generation slot and ``queue`` places."""
 
     holder: Any
-    """The /ask body whose (paced) generation holds the slot."""
+    """The narrative /ask body whose (paced) generation holds the slot; as many more of it
+    fill the queue."""
+    figures: Sequence[Any]
+    """Figure /ask bodies, answered in code: never waiting for the slot."""
     probes: Sequence[Any]
-    """/ask bodies sent while the slot is held; they should all be turned away."""
+    """Narrative /ask bodies sent once the queue is full: each should be turned away with 503
+    and Retry-After."""
     searches: Sequence[Any]
     """/search bodies sent while the slot is held; they should not wait for it."""
+    queue: int
     rounds: int = 3
     burst: int = 16
     one_at_a_time: int = 4
     idle_searches: int = 12
 
 
+@dataclass(slots=True)
+class _Sent:
+    """What a saturation run sent, by what it was sent as."""
+
+    figures_idle: list[Reply] = field(default_factory=list)
+    figures_generating: list[Reply] = field(default_factory=list)
+    figures_single: list[Reply] = field(default_factory=list)
+    past_the_queue: list[Reply] = field(default_factory=list)
+    searches_held: list[Reply] = field(default_factory=list)
+    holders: list[Reply] = field(default_factory=list)
+    queued: list[Reply] = field(default_factory=list)
+    waits: list[dict[str, Any]] = field(default_factory=list)
+
+
 async def saturate(url: str, plan: SaturationPlan) -> dict[str, Any]:
-    """Hold the generation slot with ``plan.holder``, ``plan.rounds`` times; meanwhile send a
-    burst of /ask requests at once, then /ask and /search one at a time."""
-    limits = httpx.Limits(max_connections=plan.burst + 4)
-    burst: list[Reply] = []
-    single: list[Reply] = []
-    held_searches: list[Reply] = []
-    holders: list[Reply] = []
-    retry_after_by_round: list[list[str]] = []
+    """``plan.rounds`` times: a burst of figure questions with nothing generating; then the
+    holder's generation with the queue filled behind it, a burst of narrative questions past
+    the queue (503s), a burst of figure questions and figure and search requests one at a
+    time, all while it generates; then the time until the queue ahead of the 503s had been
+    answered, against the Retry-After they were told."""
+    limits = httpx.Limits(max_connections=2 * plan.burst + plan.queue + 4)
+    sent = _Sent()
     async with httpx.AsyncClient(base_url=url, timeout=TIMEOUT_S, limits=limits) as client:
         for search in plan.searches:  # warm, as closed_loop does: the first calls load caches
             await send(client, "POST", "/search", search)
+        for figure in plan.figures:
+            await send(client, "POST", "/ask", figure)
         idle = [
             await send(client, "POST", "/search", plan.searches[n % len(plan.searches)])
             for n in range(plan.idle_searches)
         ]
-        for _ in range(plan.rounds):
-            holder = asyncio.create_task(send(client, "POST", "/ask", plan.holder))
-            await _wait_until_slots_busy(client, holder)
-            sent_at_once = await asyncio.gather(
-                *(
-                    send(client, "POST", "/ask", plan.probes[n % len(plan.probes)])
-                    for n in range(plan.burst)
-                )
-            )
-            for n in range(plan.one_at_a_time):
-                single.append(await send(client, "POST", "/ask", plan.probes[n % len(plan.probes)]))
-                search = plan.searches[n % len(plan.searches)]
-                held_searches.append(await send(client, "POST", "/search", search))
-            if holder.done():
-                raise RuntimeError(
-                    "the held generation ended before the probes did; record a longer one"
-                )
-            holders.append(await holder)
-            burst.extend(sent_at_once)
-            retry_after_by_round.append(sorted({r.retry_after or "-" for r in sent_at_once}))
+        for number in range(plan.rounds):
+            sent.figures_idle += await _at_once(client, plan.figures, plan.burst)
+            await _generating_round(client, plan, sent, number)
     return {
         "rounds": plan.rounds,
-        "holder": _rows(holders),
-        "ask_at_once": _rows(burst),
-        "ask_one_at_a_time": _rows(single),
-        "search_while_held": _rows(held_searches),
+        "queue": plan.queue,
+        "figure_at_once_idle": _rows(sent.figures_idle),
+        "figure_at_once_generating": _rows(sent.figures_generating),
+        "figure_one_at_a_time_generating": _rows(sent.figures_single),
+        "ask_past_the_queue": _rows(sent.past_the_queue),
+        "search_while_held": _rows(sent.searches_held),
         "search_idle": _rows(idle),
-        "retry_after_s_by_round": retry_after_by_round,
+        "holder": _rows(sent.holders),
+        "queued": _rows(sent.queued),
+        "waits": sent.waits,
     }
+
+
+async def _generating_round(
+    client: httpx.AsyncClient, plan: SaturationPlan, sent: _Sent, number: int
+) -> None:
+    holder = asyncio.create_task(send(client, "POST", "/ask", plan.holder))
+    await _wait_until(client, holder, lambda slots: slots["busy"] >= slots["total"])
+    queued = []
+    for _ in range(plan.queue):
+        queued.append(asyncio.create_task(send(client, "POST", "/ask", plan.holder)))
+        await _wait_until(client, holder, partial(_waiting_at_least, len(queued)))
+    turned_away = await _at_once(client, plan.probes, plan.burst)
+    sent.figures_generating += await _at_once(client, plan.figures, plan.burst)
+    for n in range(plan.one_at_a_time):
+        sent.figures_single.append(
+            await send(client, "POST", "/ask", plan.figures[n % len(plan.figures)])
+        )
+        search = plan.searches[n % len(plan.searches)]
+        sent.searches_held.append(await send(client, "POST", "/search", search))
+    slots = (await client.get("/health")).json()["slots"]
+    if slots["busy"] < slots["total"]:  # the queued generations hold the slot after the holder
+        raise RuntimeError("the generations ended before the probes did; record a longer one")
+    held = [await holder, *await asyncio.gather(*queued)]
+    sent.holders.append(held[0])
+    sent.queued += held[1:]
+    drained_s = max(reply.ended_s for reply in held)
+    busy = [reply for reply in turned_away if reply.status == 503]
+    sent.past_the_queue += turned_away
+    sent.waits.append(
+        {
+            "round": number + 1,
+            "retry_after_s": sorted({int(r.retry_after) for r in busy if r.retry_after}),
+            "waited_s": [round(drained_s - reply.ended_s, 2) for reply in busy],
+        }
+    )
+
+
+def _waiting_at_least(count: int, slots: dict[str, int]) -> bool:
+    return slots["waiting"] >= count
+
+
+async def _at_once(client: httpx.AsyncClient, bodies: Sequence[Any], count: int) -> list[Reply]:
+    """``count`` /ask requests sent at once, cycling through ``bodies``."""
+    return list(
+        await asyncio.gather(
+            *(send(client, "POST", "/ask", bodies[n % len(bodies)]) for n in range(count))
+        )
+    )
 
 
 def _rows(replies: Sequence[Reply]) -> dict[str, Any]:
@@ -165,15 +224,18 @@ def _rows(replies: Sequence[Reply]) -> dict[str, Any]:
     }
 
 
-async def _wait_until_slots_busy(
-    client: httpx.AsyncClient, holder: asyncio.Task[Reply], timeout_s: float = 30.0
+async def _wait_until(
+    client: httpx.AsyncClient,
+    holder: asyncio.Task[Reply],
+    check: Callable[[dict[str, int]], bool],
+    timeout_s: float = 30.0,
 ) -> None:
+    """Until ``check`` holds of /health's slots, while the holder is still generating."""
     deadline = time.perf_counter() + timeout_s
     while time.perf_counter() < deadline:
-        slots = (await client.get("/health")).json()["slots"]
-        if slots["busy"] >= slots["total"]:
+        if check((await client.get("/health")).json()["slots"]):
             return
         if holder.done():
             raise RuntimeError(f"the holding question was answered at once: {holder.result()}")
         await asyncio.sleep(0.005)
-    raise RuntimeError(f"the generation slots were not all busy within {timeout_s} s")
+    raise RuntimeError(f"the generation queue did not fill within {timeout_s} s")

@@ -30,7 +30,7 @@ def ask(
     question: str,
     ticker: str | None,
     cik: int | None,
-    year: int | None,
+    fiscal_year: int | None,
     gate: str | None,
     db: Path | None,
     as_json: bool,
@@ -54,7 +54,9 @@ def ask(
 
     draft = _Draft() if not as_json and sys.stdout.isatty() else None
     with open_index(db, progress=AssemblyBar(), announce=announce) as index:
-        response = index.ask(question, ticker=ticker, cik=cik, year=year, gate=gate, on_token=draft)
+        response = index.ask(
+            question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, gate=gate, on_token=draft
+        )
     if as_json:
         click.echo(json_text(AskResponse.of(response)))
     else:

@@ -52,7 +52,9 @@ def ingest(
     """Index 10-K filings from local files, or from SEC EDGAR when no --from is given.
 
     One line per filing on stdout as it is done; with --json, those lines go to stderr and
-    stdout gets the list of outcomes at the end. Exits 1 when a file was refused."""
+    stdout gets the list of outcomes at the end. On a terminal, a line on stderr as each stage
+    of a filing begins; a filing missing Items a 10-K has is indexed with a warning line on
+    stderr. Exits 1 when a file was refused."""
     from edgar_rag.api import open_index, require_every_request_met  # noqa: PLC0415
     from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
 
@@ -61,8 +63,11 @@ def ingest(
     lines = sys.stderr if as_json else sys.stdout
     with open_index(db) as index:
         sources = index.find_sources(*paths, tickers=tickers, years=years)
-        each = index.ingest_each(sources, tickers, years, cluster=cluster, workers=workers)
-        results = _run_with_progress(each, len(sources), lines)
+        watching = _StageLines() if sys.stderr.isatty() else None
+        each = index.ingest_each(
+            sources, tickers, years, cluster=cluster, workers=workers, stages=watching
+        )
+        results = _run_with_progress(each, len(sources), lines, watching)
     if as_json:
         from edgar_rag.service.models import IngestResultJson  # noqa: PLC0415
 
@@ -72,7 +77,24 @@ def ingest(
         sys.exit(1)
 
 
-def _run_with_progress(results: Any, total: int, lines: TextIO) -> list[IngestResult]:
+class _StageLines:
+    """Each stage of a filing as a line on stderr, above the bar (a filing takes 25 to 40 s
+    to parse and embed on 2 cores: issue 41)."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, name: str, stage: str) -> None:
+        line = f"  {stage:<22} {name}"
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stderr)
+        else:
+            click.echo(line, err=True)
+
+
+def _run_with_progress(
+    results: Any, total: int, lines: TextIO, watching: _StageLines | None = None
+) -> list[IngestResult]:
     from tqdm import tqdm  # noqa: PLC0415 (only the ingest command draws a bar)
 
     from edgar_rag.ingest.indexer import Outcome  # noqa: PLC0415
@@ -80,9 +102,13 @@ def _run_with_progress(results: Any, total: int, lines: TextIO) -> list[IngestRe
     done: list[IngestResult] = []
     chunks = 0
     with tqdm(total=total, unit="filing", file=sys.stderr, dynamic_ncols=True, disable=None) as bar:
+        if watching is not None:
+            watching.bar = bar
         for result in results:
             done.append(result)
             bar.write(_describe(result), file=lines)
+            if result.warning is not None:
+                bar.write(f"warning    {result.source}: {result.warning}", file=sys.stderr)
             chunks += result.chunks
             bar.set_postfix(chunks=chunks, refused=sum(r.outcome is Outcome.REFUSED for r in done))
             bar.update(1)
@@ -103,9 +129,13 @@ def _describe(result: IngestResult) -> str:
 
 
 def scope_options(command: Callable[..., None]) -> Callable[..., None]:
-    command = click.option("--year", type=int, help="Fiscal year (default: the latest indexed).")(
-        command
-    )
+    command = click.option(
+        "--fiscal-year",
+        "--year",
+        "fiscal_year",
+        type=int,
+        help="Fiscal year (default: the latest indexed); --year is its old name.",
+    )(command)
     command = click.option("--cik", type=int, help="Scope to this company by CIK.")(command)
     return click.option("--ticker", help="Scope to this company's filing.")(command)
 
@@ -120,7 +150,7 @@ def search(
     question: str,
     ticker: str | None,
     cik: int | None,
-    year: int | None,
+    fiscal_year: int | None,
     k: int,
     db: Path | None,
     as_json: bool,
@@ -139,7 +169,7 @@ def search(
     from edgar_rag.service.models import HitJson  # noqa: PLC0415
 
     with open_index(db) as index:
-        hits = index.search(question, ticker=ticker, cik=cik, year=year, k=k)
+        hits = index.search(question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, k=k)
     if as_json:
         click.echo(json_text([HitJson.of(hit) for hit in hits]))
         return
@@ -161,6 +191,10 @@ def filings(db: Path | None, as_json: bool) -> None:
 
     with open_index(db) as index:
         summaries = index.filings()
+    if not summaries:
+        from edgar_rag.errors import EmptyIndexError  # noqa: PLC0415
+
+        raise EmptyIndexError
     if as_json:
         from edgar_rag.service.models import FilingEntry  # noqa: PLC0415
 

@@ -20,6 +20,7 @@ from edgar_rag.domain import (
     FactRef,
     FigureSource,
     FilingMeta,
+    FilingStore,
     FilingSummary,
     Passage,
     Scope,
@@ -27,7 +28,7 @@ from edgar_rag.domain import (
     SourceFormat,
     StatementFound,
 )
-from edgar_rag.errors import NotFoundError
+from edgar_rag.errors import EmptyIndexError, NotFoundError
 
 SCHEMA_VERSION = 2
 """2: facts gain ``source`` (``xbrl`` or ``row``), ``label``, ``scale``, ``fiscal_year`` and
@@ -126,6 +127,22 @@ def meta_from_row(row: Row) -> FilingMeta:
 
 FilingsNamed = Callable[[str, object], Sequence[Row]]
 """The filing rows whose column (``ticker`` or ``cik``) holds a value, newest first."""
+
+
+def resolve_indexed_scope(
+    store: FilingStore, ticker: str | None, cik: int | None, fiscal_year: int | None
+) -> Scope:
+    """``store.resolve_scope``, or EmptyIndexError when the store holds no filing at all
+    (instead of naming a company not indexed, or searching an empty corpus)."""
+    try:
+        scope = store.resolve_scope(ticker, cik, fiscal_year)
+    except NotFoundError:
+        if not store.counts()["filings"]:
+            raise EmptyIndexError from None
+        raise
+    if scope.filing is None and not store.counts()["filings"]:
+        raise EmptyIndexError
+    return scope
 
 
 def resolve_scope(

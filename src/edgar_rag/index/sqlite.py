@@ -440,7 +440,7 @@ class SqliteIndex:
                 ).fetchall()
             ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
             blob = b"".join(row[1] for row in rows)
-            matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1)
+            matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1 if rows else 0)
             if len(self._matrices) > 8:
                 self._matrices.pop(next(iter(self._matrices)))
             self._matrices[filing_id] = (ids, matrix)

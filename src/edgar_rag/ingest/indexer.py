@@ -24,6 +24,7 @@ from edgar_rag.domain import (
     Vectors,
 )
 from edgar_rag.errors import EdgarRagError, ParseError
+from edgar_rag.ingest.items import ITEMS, missing_items
 from edgar_rag.ingest.pipeline import ingest_filing
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,13 @@ class IngestResult:
     chunks: int = 0
     facts: int = 0
     seconds: dict[str, float] | None = None
+    warning: str | None = None
+    """Indexed, but something is likely wrong with the file (Items a 10-K must have missing)."""
+
+
+Stages = Callable[[str, str], None]
+"""Told a source's name and the stage it begins (``loading``, ``parsing``, ``embedding 612
+chunks``, ``storing``), for a person watching a filing that takes tens of seconds."""
 
 
 def embedding_text(chunk: Chunk) -> str:
@@ -69,31 +77,30 @@ def index_filings(
     embedder: Embedder,
     wanted: Callable[[FilingMeta], str | None] = lambda meta: None,
     parse: Callable[[RawFiling], ParsedFiling] = ingest_filing,
+    stages: Stages | None = None,
 ) -> Iterator[IngestResult]:
     """Index each source in turn, yielding its result as soon as it is stored.
 
-    ``wanted`` returns a reason to skip a parsed filing (a ticker or year not asked for), or None.
+    ``wanted`` returns a reason to skip a parsed filing (a ticker or year not asked for), or None;
+    ``stages`` is told each stage of each filing as it begins.
     """
     index.ensure_embedder(embedder.identity)
+    tell = stages or _untold
     for source in sources:
         try:
-            yield _index_one(source, index, embedder, wanted, parse)
+            started = time.perf_counter()
+            tell(source.name, "loading")
+            raw = source.load()
+            load_s = time.perf_counter() - started
+            yield index_raw(
+                source.name, raw, index, embedder, wanted, parse, load_s=load_s, stages=tell
+            )
         except EdgarRagError as error:
             yield refused(source.name, error)
 
 
-def _index_one(
-    source: FilingSource,
-    index: IndexWriter,
-    embedder: Embedder,
-    wanted: Callable[[FilingMeta], str | None],
-    parse: Callable[[RawFiling], ParsedFiling],
-) -> IngestResult:
-    started = time.perf_counter()
-    raw = source.load()
-    return index_raw(
-        source.name, raw, index, embedder, wanted, parse, load_s=time.perf_counter() - started
-    )
+def _untold(name: str, stage: str) -> None:
+    """No one watches."""
 
 
 def index_raw(
@@ -105,6 +112,7 @@ def index_raw(
     parse: Callable[[RawFiling], ParsedFiling] = ingest_filing,
     *,
     load_s: float = 0.0,
+    stages: Stages = _untold,
 ) -> IngestResult:
     """Parse, embed and store one loaded filing, unless these bytes are indexed already.
 
@@ -117,6 +125,7 @@ def index_raw(
     if stored is not None:
         return IngestResult(name, Outcome.UNCHANGED, "already indexed (same sha256)", stored)
     loaded = time.perf_counter()
+    stages(name, "parsing")
     try:
         parsed = parse(raw)
     except RecursionError as exc:
@@ -125,14 +134,19 @@ def index_raw(
     skip = wanted(parsed.meta)
     if skip is not None:
         return IngestResult(name, Outcome.SKIPPED, reason=skip, meta=parsed.meta)
+    stages(name, f"embedding {len(parsed.chunks)} chunks")
     vectors = embed_chunks(parsed.chunks, embedder)
     embedded = time.perf_counter()
+    stages(name, "storing")
     index.write_filing(parsed, vectors)
     written = time.perf_counter()
     log.info(
         "filing_ingested",
         extra={"source": name, "chunks": len(parsed.chunks), "facts": len(parsed.facts)},
     )
+    warning = items_warning(parsed)
+    if warning is not None:
+        log.warning("filing_items_missing", extra={"source": name, "reason": warning})
     return IngestResult(
         name,
         Outcome.INDEXED,
@@ -145,6 +159,22 @@ def index_raw(
             "embed": embedded - parsed_at,
             "store": written - embedded,
         },
+        warning=warning,
+    )
+
+
+def items_warning(parsed: ParsedFiling) -> str | None:
+    """One line when the filing lacks Items every 10-K of its year has, saying how many of
+    the form's Items were found (a file with its middle cut out still ends in ``</html>``)."""
+    found = [s.item.removeprefix("Item ") for s in parsed.sections if s.item.startswith("Item ")]
+    missing = missing_items(found, parsed.meta.fiscal_year)
+    if not missing:
+        return None
+    have = len(set(found) & set(ITEMS))
+    named = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+    return (
+        f"only {have} of the {len(ITEMS)} 10-K Items found (missing Item {named}): "
+        "the file may be cut short, or its Item headings were not read"
     )
 
 

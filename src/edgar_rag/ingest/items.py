@@ -13,7 +13,7 @@ a "Form 10-K Cross-Reference Index" table mapping each Item to printed pages (Mc
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from edgar_rag.domain import ChunkKind
@@ -59,6 +59,26 @@ ITEMS: dict[str, tuple[str, str]] = {
     "16": ("Part IV", "Form 10-K Summary"),
 }
 ITEM_ORDER = {key: index for index, key in enumerate(ITEMS)}
+OPTIONAL_ITEMS = frozenset({"16"})
+"""Item 16 (a summary) is at the filer's option; every other Item of its years is answered,
+if only with "None" or "[Reserved]"."""
+ITEM_SINCE = {"1C": 2024, "9C": 2022}
+"""The first fiscal year whose every 10-K has the Item: 1C for years ending on or after
+2023-12-15 (2024 for any year end), 9C since 2022."""
+
+
+def missing_items(found: Iterable[str], fiscal_year: int) -> list[str]:
+    """The Items a 10-K of ``fiscal_year`` must carry whose keys are not in ``found``, in the
+    form's order: a file cut short, or a layout whose headings were not read."""
+    have = set(found)
+    return [
+        key
+        for key in ITEMS
+        if key not in have
+        and key not in OPTIONAL_ITEMS
+        and fiscal_year >= ITEM_SINCE.get(key, fiscal_year)
+    ]
+
 
 ITEM_HEADING = re.compile(
     r"^(?:part\s+(?:i{1,3}|iv)\s*[,.:\-–—]?\s*)?item\s*(\d{1,2}\s?[a-c]?)\s*(?:[.:\-–—]\s*|\s+|$)(.*)$",

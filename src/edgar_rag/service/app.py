@@ -2,16 +2,21 @@
 runs it.
 
 Endpoints: ``POST /ask`` (the response object; with ``Accept: text/event-stream``, the model's
-draft as server-sent events, then the response: ``streaming.py``), ``POST /query`` (docs-rag's
-shape, corpus-wide), ``POST /search`` (ranked passages), ``GET /filings``,
+draft as server-sent events, then the response: ``streaming.py``), ``POST /query`` (an answer and
+its passages, corpus-wide), ``POST /search`` (ranked passages), ``GET /filings``,
 ``GET /filings/{id}/text`` (an Item around a quote), ``GET /health``, ``GET /metrics``, the page
 at ``GET /``, and ``/openapi.json`` and ``/docs`` (Swagger UI from the service's own files:
 ``docs.py``). Errors map as ``failures.py`` draws them; never a 500 on purpose.
 
-Generation runs in a worker thread while it holds one of ``slots`` slots; a request that finds
-them all busy gets 503 with ``Retry-After`` at once. A slot is given back when its generation
-returns, also when the client has gone: the model is busy until then, whoever waits for it.
-Searches, filings and health never wait on a slot, only on the short index lock.
+A question is read, searched and settled in code in a worker thread, never waiting for the
+model: a figure answered in code, or a decline decided before the model, is answered at once
+however busy the model is (issue 41). Only a question the model answers takes a place in the
+generation queue (``slots.py``): ``slots`` generations at once, each in a worker thread, and up
+to ``queue`` more waiting in arrival order; a request finding the queue full gets 503 with a
+``Retry-After`` of about as long as the queue ahead will take. A slot is given back when its
+generation returns, also when the client has gone: the model is busy until then, whoever waits
+for it. A client that goes while its question waits gives its place up. Searches, filings and
+health never wait on a slot, only on the short index lock.
 
 With an API key set, every endpoint asks for ``Authorization: Bearer <key>`` except ``/health``,
 the page (which asks the user for the key when an endpoint answers 401), ``/openapi.json`` and
@@ -20,12 +25,13 @@ the page (which asks the user for the key when an endpoint answers 401), ``/open
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import ExitStack, closing
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -40,12 +46,13 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from edgar_rag import __version__
-from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.answerer import Answerer, Prepared
 from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.compose import build_answerer, build_searcher, open_index
 from edgar_rag.config import Settings
-from edgar_rag.domain import MAX_QUESTION_CHARS, FilingStore, Scope
+from edgar_rag.domain import MAX_QUESTION_CHARS, FilingStore, Response, Scope, TokenSink
 from edgar_rag.errors import ConfigError, NotFoundError, SourceError
+from edgar_rag.index.schema import resolve_indexed_scope
 from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.docs import install_docs
@@ -79,9 +86,15 @@ from edgar_rag.service.observe import (
     log_config,
     record_of,
 )
-from edgar_rag.service.slots import GenerationSlots
+from edgar_rag.service.slots import GenerationQueue, Place
 from edgar_rag.service.store import LockedFigures, LockedPassages, item_span
-from edgar_rag.service.streaming import EVENT_STREAM, AnswerStream, wants_events
+from edgar_rag.service.streaming import (
+    EVENT_STREAM,
+    Answering,
+    AnswerStream,
+    ClientGone,
+    wants_events,
+)
 
 log = logging.getLogger(LOGGER)
 _T = TypeVar("_T")
@@ -93,16 +106,22 @@ _BEARER = HTTPBearer(
 
 @dataclass(frozen=True, slots=True)
 class ServiceSettings:
-    """The service's own knobs (from EDGAR_RAG_API_KEY, _SLOTS and _LOG_QUESTIONS)."""
+    """The service's own knobs (from EDGAR_RAG_API_KEY, _SLOTS, _QUEUE and _LOG_QUESTIONS)."""
 
     api_key: str | None = None
     slots: int = 1
+    queue: int = 4
     log_questions: bool = False
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ServiceSettings:
         key = settings.api_key.get_secret_value() if settings.api_key is not None else None
-        return cls(api_key=key or None, slots=settings.slots, log_questions=settings.log_questions)
+        return cls(
+            api_key=key or None,
+            slots=settings.slots,
+            queue=settings.queue,
+            log_questions=settings.log_questions,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +140,8 @@ def build_services(settings: Settings) -> Services:
     """The index, searcher and answerer the settings name. A generator that cannot be built
     (no local model yet, a missing tape) leaves search running: /health says why."""
     with ExitStack() as on_failure:
-        index = on_failure.enter_context(closing(open_index(settings)))
+        # The service only reads: a missing SQLite file is EmptyIndexError, never created.
+        index = on_failure.enter_context(closing(open_index(settings, create=False)))
         try:
             answerer: Answerer | None = build_answerer(settings, index)
             problem = None
@@ -174,12 +194,12 @@ def create_app(services: Services) -> FastAPI:
 
 @dataclass(frozen=True, slots=True)
 class _Backend:
-    """What the endpoints share: the services behind one index lock, and the generation slots
-    that bound how many answers run at once."""
+    """What the endpoints share: the services behind one index lock, and the generation queue
+    that bounds how many answers the model writes at once and how many wait for it."""
 
     services: Services
     lock: threading.Lock
-    slots: GenerationSlots
+    queue: GenerationQueue
     metrics: ServiceMetrics
     searcher: Searcher
     answerer: Answerer | None
@@ -200,48 +220,69 @@ class _Backend:
         return cls(
             services=services,
             lock=lock,
-            slots=GenerationSlots(services.settings.slots),
+            queue=GenerationQueue(services.settings.slots, services.settings.queue),
             metrics=ServiceMetrics(services.settings.slots),
             searcher=_locked(services.searcher, lock),
             answerer=answerer,
         )
 
     def resolve(self, body: ScopeFields) -> Scope:
+        """The scope ``body`` names; EmptyIndexError (409) when no filing is indexed."""
         with self.lock:
-            scope = self.services.index.resolve_scope(body.ticker, body.cik, body.fiscal_year)
+            scope = resolve_indexed_scope(
+                self.services.index, body.ticker, body.cik, body.fiscal_year
+            )
         filing = scope.filing
         if body.ticker and body.cik is not None and filing is not None and filing.cik != body.cik:
             raise NotFoundError(f"ticker {body.ticker.upper()} is CIK {filing.cik}, not {body.cik}")
         return scope
 
-    async def generate(self, work: Callable[[Answerer], _T]) -> _T:
-        """``work`` in a worker thread while it holds a slot; SlotsBusy at once when none is
-        free."""
-        return await self.run(self.take_slot(), work)
-
-    def take_slot(self) -> Answerer:
-        """The answerer, once a slot is taken for it (``run`` gives it back); SlotsBusy at once
-        when none is free."""
+    def ready(self) -> Answerer:
+        """The answerer; SourceError when the generator could not be built."""
         if self.answerer is None:
             problem = self.services.generator_problem or "no generator was configured"
             raise SourceError(f"the generator is not ready: {problem}")
-        ready, slots = self.answerer, self.slots
-        if not slots.try_take():
-            wait_s = slots.retry_after_s()
-            raise SlotsBusy(
-                f"all {slots.total} generation slots are busy; retry in {wait_s} s", wait_s
-            )
-        self.metrics.slots_busy.set(slots.busy)
-        return ready
+        return self.answerer
 
-    async def run(self, ready: Answerer, work: Callable[[Answerer], _T]) -> _T:
-        """``work`` in a worker thread, then the slot ``take_slot`` took is given back."""
-        started = time.perf_counter()
+    async def settle(self, question: str, scope: Scope, gate: str | None) -> Response | Prepared:
+        """The question answered in code, or prepared for the model, in a worker thread that
+        waits on no generation slot."""
+        return await run_in_threadpool(self.ready().settle, question, scope, gate)
+
+    def enter_queue(self) -> Place:
+        """A place in the generation queue; SlotsBusy at once, with the wait the queue ahead
+        makes, when every slot is busy and every place taken."""
+        queue = self.queue
+        place = queue.enter()
+        if place is None:
+            wait_s = queue.retry_after_s()
+            raise SlotsBusy(
+                f"all {queue.total} generation slots are busy and {queue.waiting} questions wait "
+                f"for them; retry in {wait_s} s",
+                wait_s,
+            )
+        self._observe_queue()
+        return place
+
+    async def generate(self, place: Place, work: Callable[[Answerer], _T]) -> _T:
+        """``work`` in a worker thread once ``place`` holds a slot, which is given back when
+        ``work`` returns; ClientGone when the place was given up while it waited."""
+        if not await place.turn():
+            self._observe_queue()
+            raise ClientGone
+        self._observe_queue()
+        started, held_s = time.perf_counter(), None
         try:
-            return await run_in_threadpool(work, ready)
+            done = await run_in_threadpool(work, self.ready())
+            held_s = time.perf_counter() - started
+            return done
         finally:
-            self.slots.give_back(time.perf_counter() - started)
-            self.metrics.slots_busy.set(self.slots.busy)
+            self.queue.leave(held_s)  # a failed or stopped generation is not timed
+            self._observe_queue()
+
+    def _observe_queue(self) -> None:
+        self.metrics.slots_busy.set(self.queue.busy)
+        self.metrics.queue_waiting.set(self.queue.waiting)
 
     def health(self) -> Health:
         with self.lock:
@@ -258,7 +299,12 @@ class _Backend:
                 ready=answerer is not None,
                 detail=self.services.generator_problem,
             ),
-            slots=SlotsHealth(total=self.slots.total, busy=self.slots.busy),
+            slots=SlotsHealth(
+                total=self.queue.total,
+                busy=self.queue.busy,
+                queue=self.queue.places,
+                waiting=self.queue.waiting,
+            ),
         )
 
 
@@ -276,7 +322,7 @@ def _add_page_and_health(app: FastAPI, backend: _Backend) -> None:
 
 
 def _add_answering(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
-    """The endpoints that take a generation slot."""
+    """The endpoints that answer: a question the model answers waits for a generation slot."""
 
     @app.post(
         "/ask",
@@ -284,27 +330,43 @@ def _add_answering(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
         response_model=None,
         responses={
             200: {"model": AskResponse, "content": {EVENT_STREAM: {"schema": {"type": "string"}}}},
-            **error_responses(401, 404, 422, 502, 503, 504),
+            **error_responses(401, 404, 409, 422, 502, 503, 504),
         },
         summary="Answer a question from one filing, or from the whole corpus",
-        description="With `Accept: text/event-stream`: `token` events with the model's draft "
-        "(unverified) as it comes, then one `response` event with the response object, or one "
-        "`error` event with the status and body of the error.",
+        description="A figure answered in code never waits for the model; a question the model "
+        "answers waits in arrival order for a generation slot, or is 503 with Retry-After when "
+        "the queue is full. With `Accept: text/event-stream`: `queued` events with its place "
+        "while it waits, `token` events with the model's draft (unverified) as it comes, then "
+        "one `response` event with the response object, or one `error` event with the status "
+        "and body of the error.",
     )
     async def ask(body: AskRequest, request: Request) -> HttpResponse:
         record = record_of(request)
         record.question = body.question
         scope = await run_in_threadpool(backend.resolve, body)
-        if wants_events(request.headers.get("accept")):
-            ready = backend.take_slot()
+        settled = await backend.settle(body.question, scope, body.gate)
+        streamed = wants_events(request.headers.get("accept"))
+        if isinstance(settled, Response):
+            if streamed:
+                return EventSourceResponse(AnswerStream(_settled(settled), record).events())
+            record.answered(settled)
+            return JSONResponse(AskResponse.of(settled).model_dump(mode="json"))
+        prepared, place = settled, backend.enter_queue()
+        if streamed:
             stream = AnswerStream(
-                lambda on_token: backend.run(
-                    ready, lambda a: a.answer(body.question, scope, body.gate, on_token)
+                lambda on_token: backend.generate(
+                    place, lambda a: a.finish(prepared, body.gate, on_token)
                 ),
                 record,
+                place,
+                lambda number: backend.queue.retry_after_s(number - 1),
             )
             return EventSourceResponse(stream.events())
-        response = await backend.generate(lambda a: a.answer(body.question, scope, body.gate))
+        response = await _generated(
+            request, place, backend.generate(place, lambda a: a.finish(prepared, body.gate))
+        )
+        if response is None:
+            return HttpResponse(status_code=204)  # the client gave up its place and is gone
         record.answered(response)
         await _note_disconnect(request)
         return JSONResponse(AskResponse.of(response).model_dump(mode="json"))
@@ -313,22 +375,63 @@ def _add_answering(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
         "/query",
         dependencies=keyed,
         response_model=None,
-        responses={200: {"model": QueryResponse}, **error_responses(401, 404, 422, 502, 503, 504)},
-        summary="docs-rag's corpus-wide question: an answer and the passages retrieved",
+        responses={
+            200: {"model": QueryResponse},
+            **error_responses(401, 404, 409, 422, 502, 503, 504),
+        },
+        summary="Answer a question from the whole corpus, with the passages retrieved for it",
     )
-    async def query(body: QueryRequest, request: Request) -> JSONResponse:
+    async def query(body: QueryRequest, request: Request) -> HttpResponse:
         record = record_of(request)
         record.question = body.question
-
-        def work(ready: Answerer) -> QueryResponse:
-            response = ready.answer(body.question, Scope())
-            record.answered(response)
-            hits = backend.searcher.search(read_question(body.question), Scope(), body.top_k)
-            return QueryResponse.of(response, hits)
-
-        answered = await backend.generate(work)
+        scope = await run_in_threadpool(backend.resolve, ScopeFields())
+        settled = await backend.settle(body.question, scope, None)
+        if isinstance(settled, Prepared):
+            prepared, place = settled, backend.enter_queue()
+            answered = await _generated(
+                request, place, backend.generate(place, lambda a: a.finish(prepared))
+            )
+            if answered is None:
+                return HttpResponse(status_code=204)
+            settled = answered
+        record.answered(settled)
+        question = read_question(body.question)
+        hits = await run_in_threadpool(backend.searcher.search, question, scope, body.top_k)
         await _note_disconnect(request)
-        return JSONResponse(answered.model_dump(mode="json"))
+        return JSONResponse(QueryResponse.of(settled, hits).model_dump(mode="json"))
+
+
+def _settled(response: Response) -> Answering:
+    """The answering of a response decided in code: no draft, no generation slot."""
+
+    async def answered(on_token: TokenSink) -> Response:
+        return response
+
+    return answered
+
+
+async def _generated(
+    request: Request, place: Place, generation: Awaitable[Response]
+) -> Response | None:
+    """The generation's response; None when the client left while its question waited, which
+    gave its place up."""
+    watching = asyncio.ensure_future(_withdraw_when_gone(request, place))
+    try:
+        return await generation
+    except ClientGone:
+        record_of(request).outcome = "disconnected"
+        return None
+    finally:
+        watching.cancel()
+
+
+async def _withdraw_when_gone(request: Request, place: Place, every_s: float = 0.25) -> None:
+    """Give ``place`` up if its client leaves while it waits for a slot."""
+    while place.waiting:
+        if await request.is_disconnected():
+            place.withdraw()
+            return
+        await asyncio.sleep(every_s)
 
 
 def _add_reading(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
@@ -338,7 +441,7 @@ def _add_reading(app: FastAPI, backend: _Backend, keyed: list[Any]) -> None:
         "/search",
         dependencies=keyed,
         response_model=SearchResponse,
-        responses=error_responses(401, 404, 422),
+        responses=error_responses(401, 404, 409, 422),
         summary="Rank the passages that best answer a question",
     )
     def search(body: SearchRequest, request: Request) -> SearchResponse:

@@ -4,6 +4,7 @@
 
     EdgarRagError (errors.py)          503 unavailable (a setting or the index is wrong)
     ├── NotFoundError                  404 not_found (ticker, CIK, year, filing, span)
+    ├── EmptyIndexError                409 no_filings (nothing ingested yet: the detail says how)
     ├── NotRecorded (tapes.py)         404 not_recorded
     ├── SourceError                    502 source_unreachable (the model server, the database)
     │   └── GeneratorTimeout           504 generator_timeout
@@ -27,7 +28,7 @@ from starlette.exceptions import HTTPException
 
 from edgar_rag.answer.generators import GeneratorTimeout
 from edgar_rag.answer.tapes import NotRecorded
-from edgar_rag.errors import EdgarRagError, NotFoundError, SourceError
+from edgar_rag.errors import EdgarRagError, EmptyIndexError, NotFoundError, SourceError
 from edgar_rag.service.models import ErrorBody
 from edgar_rag.service.observe import record_of
 
@@ -51,6 +52,7 @@ class SlotsBusy(ServiceError):  # noqa: N818  (named for its status)
 STATUSES: tuple[tuple[type[EdgarRagError], int, str], ...] = (
     (NotRecorded, 404, "not_recorded"),
     (NotFoundError, 404, "not_found"),
+    (EmptyIndexError, 409, "no_filings"),
     (GeneratorTimeout, 504, "generator_timeout"),
     (SourceError, 502, "source_unreachable"),
     (Unauthorized, 401, "unauthorized"),

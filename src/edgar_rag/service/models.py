@@ -96,7 +96,7 @@ class SearchRequest(ScopeFields):
 
 
 class QueryRequest(BaseModel):
-    """docs-rag's ``POST /query``: a corpus-wide question."""
+    """``POST /query``: a corpus-wide question, answered with the passages retrieved for it."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -146,6 +146,9 @@ class IngestResultJson(BaseModel):
     chunks: int
     facts: int
     seconds: dict[str, float] | None = Field(description="seconds each stage took")
+    warning: str | None = Field(
+        None, description="indexed, but the file lacks Items a 10-K has (how many were found)"
+    )
 
     @classmethod
     def of(cls, result: IngestResult) -> IngestResultJson:
@@ -157,6 +160,7 @@ class IngestResultJson(BaseModel):
             chunks=result.chunks,
             facts=result.facts,
             seconds=result.seconds,
+            warning=result.warning,
         )
 
 
@@ -360,8 +364,8 @@ class QueryResponse(BaseModel):
 
     @classmethod
     def of(cls, response: Response, hits: Sequence[Hit]) -> QueryResponse:
-        """docs-rag's answer: the text, or the words for why it was declined, and the passages
-        retrieved for the question."""
+        """The ``/query`` answer: the text, or the words for why it was declined, and the
+        passages retrieved for the question."""
         if response.reason is not None:
             words = REASON_WORDS[response.reason.value]
             answer = f"{words} {response.detail}" if response.detail else words
@@ -436,6 +440,9 @@ class GeneratorHealth(BaseModel):
 class SlotsHealth(BaseModel):
     total: int
     busy: int
+    queue: int
+    """Places for questions waiting for a slot (EDGAR_RAG_QUEUE)."""
+    waiting: int
 
 
 class Health(BaseModel):

@@ -126,6 +126,11 @@ class ServiceMetrics:
         self.slots_busy = Gauge(
             "edgar_rag_generation_slots_busy", "generations running now", registry=self.registry
         )
+        self.queue_waiting = Gauge(
+            "edgar_rag_generation_queue_waiting",
+            "questions waiting for a generation slot",
+            registry=self.registry,
+        )
         slots_total = Gauge(
             "edgar_rag_generation_slots", "generations allowed at once", registry=self.registry
         )

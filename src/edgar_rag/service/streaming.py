@@ -3,20 +3,25 @@ verified response.
 
 The events, each one JSON object::
 
+    event: queued     {"place": 2, "wait_s": 20}  waiting for a generation slot, second in line
     event: token      {"text": "Apple's"}     a piece of the model's draft, as it writes it
     event: response   {...}                   the response object the plain POST /ask answers
     event: error      {"status": 502, "error": "source_unreachable", "detail": "..."}
 
-Zero or more ``token`` events, then exactly one ``response`` or ``error``, then the stream ends.
-The draft is unverified: the verifier may cut it, move a citation, or decline it, and only the
-``response`` says what stands. An answer decided before the model (a guard, the gate, a figure
-computed in code) has no draft. What fails before the stream begins (an unknown ticker, a bad
-body, every slot busy) is answered with its status, as without streaming; what fails after (the
-model process died, a timeout) is the ``error`` event, with the status it would have had.
+A question the model answers that finds every generation slot busy waits in the queue: one
+``queued`` event when it joins, and one each time it moves up (``place`` 1 is next; ``wait_s``
+the estimate ``slots.GenerationQueue.retry_after_s`` makes for it). Then zero or more ``token``
+events, then exactly one ``response`` or ``error``, then the stream ends. The draft is
+unverified: the verifier may cut it, move a citation, or decline it, and only the ``response``
+says what stands. An answer decided before the model (a guard, the gate, a figure computed in
+code) has no draft and never waits. What fails before the stream begins (an unknown ticker, a
+bad body, the queue full) is answered with its status, as without streaming; what fails after
+(the model process died, a timeout) is the ``error`` event, with the status it would have had.
 
 The answer runs in a worker thread that holds its generation slot. When the client goes, the
 thread's next token raises ``ClientGone``, which stops the generator (a model process sees its
-connection close and stops too); the slot comes back once the thread has ended.
+connection close and stops too); the slot comes back once the thread has ended. A client that
+goes while its question waits gives its place up.
 """
 
 from __future__ import annotations
@@ -35,9 +40,10 @@ from edgar_rag.errors import EdgarRagError
 from edgar_rag.service.failures import status_of
 from edgar_rag.service.models import AskResponse
 from edgar_rag.service.observe import LOGGER, RequestRecord
+from edgar_rag.service.slots import Place
 
 EVENT_STREAM = "text/event-stream"
-TOKEN, RESPONSE, ERROR = "token", "response", "error"
+QUEUED, TOKEN, RESPONSE, ERROR = "queued", "token", "response", "error"
 log = logging.getLogger(LOGGER)
 
 
@@ -58,11 +64,25 @@ class AnswerStream:
     """One request's events. The answer starts at once (in the endpoint, so that it ends and
     gives its slot back even if the response is never sent); ``events`` yields them."""
 
-    def __init__(self, answering: Answering, record: RequestRecord) -> None:
+    def __init__(
+        self,
+        answering: Answering,
+        record: RequestRecord,
+        place: Place | None = None,
+        wait_s: Callable[[int], int] | None = None,
+    ) -> None:
+        """``place``: the question's place in the generation queue, told as ``queued`` events
+        while it waits (``wait_s`` estimates the seconds from its number), given up when the
+        client goes before it has a slot."""
         self._loop = asyncio.get_running_loop()
         self._queue: asyncio.Queue[ServerSentEvent] = asyncio.Queue()
         self._gone = threading.Event()
         self._record = record
+        self._place = place
+        self._wait_s = wait_s
+        if place is not None and place.waiting:
+            place.on_move = self._queued
+            self._queued(place.number)
         self._task = asyncio.ensure_future(self._answer(answering))
 
     async def events(self) -> AsyncIterator[ServerSentEvent]:
@@ -70,16 +90,25 @@ class AnswerStream:
         try:
             while not finished:
                 event = await self._queue.get()
-                finished = event.event != TOKEN
+                finished = event.event not in (TOKEN, QUEUED)
                 yield event
         finally:
             if not finished:
                 self._gone.set()
                 self._record.outcome = "disconnected"
+                if self._place is not None:
+                    self._place.withdraw()
             # The slot comes back when the generation has stopped: wait for it, even when
             # cancelled because the client went (it stops at its next token).
             with anyio.CancelScope(shield=True):
                 await self._task
+
+    def _queued(self, number: int) -> None:
+        """The question's place in the queue (on the event loop, as the queue runs)."""
+        told: dict[str, int] = {"place": number}
+        if self._wait_s is not None:
+            told["wait_s"] = self._wait_s(number)
+        self._queue.put_nowait(ServerSentEvent(json.dumps(told), event=QUEUED))
 
     def _tell(self, text: str) -> None:
         """The token sink, called in the worker thread."""
