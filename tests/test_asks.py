@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from edgar_rag.domain import Response
 from edgar_rag.eval.asks import AskedQuestion, Gold, outcome_of, read_asks, states
 
 
@@ -76,3 +77,30 @@ def test_a_decline_is_right_for_a_question_to_decline_and_never_for_one_to_answe
     )
     assert outcome_of(decline, None) == "correct"
     assert outcome_of(answer, None) == "declined"
+
+
+def test_a_comparison_answered_for_one_company_and_declined_for_the_other_is_declined() -> None:
+    """Neither right nor a wrong figure: the answered part is right and the rest is declined
+    by name, so it counts as declined; a wrong figure for the answered part stays wrong."""
+    question = AskedQuestion.model_validate(
+        {
+            "id": "x-c", "split": "dev", "ticker": "MCD", "filing_fiscal_year": 2023,
+            "scope": "corpus", "kind": "comparison", "question": "q", "expect": "answer",
+            "answers": [
+                {"value": "8468.8", "unit": "usd", "scale": 6, "decimals": 1},
+                {"value": "3902.4", "unit": "usd", "scale": 6, "decimals": 1},
+            ],
+        }
+    )  # fmt: skip
+
+    def response(text: str, detail: str) -> Response:
+        return Response(
+            question="q", text=text, citations=(), reason=None, detail=detail, gate="period",
+            retrieval_score=None, gate_score=None, source=None, generator="computed",
+            timings_ms={}, prompt_tokens=0, completion_tokens=0, replayed=False,
+        )  # fmt: skip
+
+    told = "each company's figure computed in code. Not answered for Progressive: not reported"
+    assert outcome_of(question, response("Net income was $8,468.8 million.", told)) == "declined"
+    assert outcome_of(question, response("Net income was $8,000.0 million.", told)) == "wrong"
+    assert outcome_of(question, response("Net income was $8,468.8 million.", "")) == "wrong"

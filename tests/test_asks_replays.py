@@ -19,15 +19,22 @@ CORPUS_DB = ROOT / "build" / "corpus.db"
 ASKS = ROOT / "data" / "asks"
 
 CASES = {
-    "AAPL-a03": ("missing_figure", "a growth rate asked, the model's reasons given instead"),
     "AAPL-a17": ("missing_figure", "a comparison of a figure answered with no figure"),
     "HD-d05": ("false_premise", "'positive comparable sales' where they decreased"),
     "PGR-a01": ("unsupported_claim", "an amount asked of a measure code lacks, shares stated"),
+    "NVDA-d04": ("missing_figure", "a segment the filing tags revenue of, but no income"),
 }
 ANSWERED = {
     "MCD-a16": "McDonald’s basic earnings per share was $11.63 in fiscal 2023",
     "UNP-a16": "Union Pacific's capital expenditures as a share of revenue was 14.2% in fiscal",
     "NVDA-a21": "net income was $72,880 million in fiscal 2025",
+    # A segment, product or region's figures, from its XBRL facts: tagged with one axis (MCD's
+    # 2023 10-K), or with the pair ASU 2023-07 adds and printed in columns by segment (AAPL's
+    # 2025 10-K), its prior year from the comparative column (NVDA).
+    "MCD-a15": "McDonald’s International Operated Markets operating income was $5,831.5 million",
+    "AAPL-a20": "Apple's Americas operating income was $72,480 million in fiscal 2025",
+    "AAPL-a03": "Apple's Services revenue rose 13.5% from fiscal 2024 to fiscal 2025",
+    "NVDA-a04": "Nvidia's Graphics operating income fell 13.0% from fiscal 2024 to fiscal 2025",
 }
 
 

@@ -27,12 +27,13 @@ from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDe
 from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
 from edgar_rag.figures.formula import Binary, Ref, refs, render, shift
 from edgar_rag.figures.library import MetricLibrary, ResultUnit
+from edgar_rag.figures.parts import find_part
 from edgar_rag.figures.plan import ComputationPlan, Unplanned, compute_plan, plan_computation
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure
 from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, asks_for_prose
-from edgar_rag.question.request import Premise, Transform, read_request
+from edgar_rag.question.request import Premise, Request, Transform, read_request
 from edgar_rag.question.words import COUNTED_AS, lower_words
 from edgar_rag.rules import LEGAL_FORMS, display_name, name_words
 
@@ -104,8 +105,11 @@ class ComputedAnswers:
         if isinstance(plan, FormulaDecline):
             return Uncomputable(Reason.MISSING_FIGURE, plan.detail)
         if isinstance(plan, Unplanned):
-            return _unplanned(plan, question)
-        if question.kind is Kind.NARRATIVE and plan.source == "lookup":
+            parted = self._part_plan(question.text, question.asked, plan, filing_id)
+            if parted is None:
+                return _unplanned(plan, question)
+            plan = parted
+        if question.kind is Kind.NARRATIVE and plan.source == "lookup" and plan.part is None:
             # A line item named in a question the words call prose ("What are the terms of
             # its debt?") is no request for the figure; a metric or a formula named outright
             # ("the etr", "X is defined as") is one, however the rest is worded.
@@ -113,7 +117,8 @@ class ComputedAnswers:
         asked = max(question.years, default=filing.fiscal_year)
         result = self._compute_in(filing_id, filing, plan, asked)
         if isinstance(result, MissingFigure | CalculationDecline):
-            return Uncomputable(Reason.MISSING_FIGURE, result.detail)
+            of = f"of {plan.part.name}, " if plan.part is not None else ""
+            return Uncomputable(Reason.MISSING_FIGURE, of + result.detail)
         written = self._write([(plan, filing, result)], header_years)
         if isinstance(written, Uncomputable):
             return written
@@ -141,6 +146,8 @@ class ComputedAnswers:
             subject = _LOSS.sub(lambda m: f"{m['kind'] or 'net '}income", subject.lower())
         subject = _DIVIDEND.sub("dividends paid", subject)
         plan = plan_computation(subject, self.library, read_request(subject))
+        if isinstance(plan, Unplanned):
+            plan = self._part_plan(subject, read_request(subject), plan, filing_id)
         if not isinstance(plan, ComputationPlan) or plan.source == "stated":
             return None
         year = max(request.years, default=filing.fiscal_year)
@@ -149,6 +156,8 @@ class ComputedAnswers:
             return None
         name = self._metric_name(plan)
         company = possessive(display_company(filing.company))
+        if plan.part is not None:
+            company = f"{company} {plan.part.name}"
         if taken.premise in (Premise.LOSS, Premise.PROFIT):
             loss = taken.premise is Premise.LOSS
             if (now.value <= 0) if loss else (now.value >= 0):
@@ -187,6 +196,26 @@ class ComputedAnswers:
             f"from {before.text()} in fiscal {year - 1} to {now.text()} in fiscal {year}"
             f"{_printed(now)}",
         )
+
+    def _part_plan(
+        self, text: str, request: Request, plan: Unplanned, filing_id: int
+    ) -> ComputationPlan | None:
+        """The plan of a part of the company its words name, where those words are all that no
+        plan accounted for ("Greater China net sales", "the Data Center's revenue"): the same
+        measure read in that part's XBRL facts alone; None when they name no part the filing
+        tags, or the rest plans nothing."""
+        if plan.decline or not plan.words:
+            return None
+        part = find_part(plan.words, request.measure_text, self.store.figures(filing_id))
+        if part is None:
+            return None
+        measure = request.measure_text
+        for word in plan.words:
+            measure = re.sub(rf"\b{re.escape(word)}\b", " " * len(word), measure, flags=re.I)
+        again = plan_computation(text, self.library, replace(request, measure_text=measure))
+        if not isinstance(again, ComputationPlan) or again.source == "stated":
+            return None
+        return replace(again, part=part)
 
     def left_open(self, question: Question) -> tuple[str, ...]:
         """The words of a figure question no plan accounts for, which code left to the model
@@ -391,8 +420,9 @@ class ComputedAnswers:
             own = {i: markers[first + i] for i in range(count)}
             calc = replace(resolved, operands=tuple(chosen[first : first + count]))
             first += count
+            part = plan.part.name if plan.part is not None else None
             problem = calculation_is_supported(
-                calc, calc.rounded, passages, own, header_years(filing)
+                calc, calc.rounded, passages, own, header_years(filing), part
             )
             if problem is not None:  # e.g. tagged only in a table without year columns
                 return Uncomputable(Reason.UNSUPPORTED_CLAIM, problem)
@@ -456,6 +486,8 @@ class ComputedAnswers:
         operand on a line of its own with the marker of the row printing it (a lookup: the
         figure and its marker alone)."""
         company = possessive(display_company(filing.company))
+        if plan.part is not None:
+            company = f"{company} {plan.part.name}"
         year = calculation.fiscal_year
         if plan.source == "lookup":
             (operand,) = calculation.operands
@@ -723,7 +755,7 @@ def _citation(marker: int, passage: Passage, start: int, end: int) -> Citation:
 def display_company(name: str) -> str:
     """A filer's name as a sentence writes it: ``HOME DEPOT, INC.`` is ``Home Depot``,
     ``Apple Inc.`` is ``Apple`` (its legal form, ``rules.LEGAL_FORMS``, left out)."""
-    words = name.replace(",", " ").split()
+    words = re.sub(r"/[A-Z]{2,3}/?$", "", name.strip()).replace(",", " ").split()  # CORP/OH/
     while len(words) > 1 and words[-1].lower().strip(".") in LEGAL_FORMS:
         words.pop()
     return display_name(" ".join(words).strip(" ,."))

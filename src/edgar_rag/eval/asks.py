@@ -159,7 +159,17 @@ def outcome_of(question: AskedQuestion, response: Response | None) -> str:
     if declined or response is None:
         return "declined"
     text = _stated_text(response)
-    return "correct" if all(states(text, gold) for gold in question.answers) else "wrong"
+    if all(states(text, gold) for gold in question.answers):
+        return "correct"
+    if _PARTLY_DECLINED in (response.detail or "") and any(
+        states(text, gold) for gold in question.answers
+    ):
+        return "declined"  # one company answered right, the other declined by name
+    return "wrong"
+
+
+_PARTLY_DECLINED = "Not answered for"
+"""What a comparison's detail says of a company whose figure it could not answer."""
 
 
 def _stated_text(response: Response) -> str:

@@ -27,12 +27,17 @@ _DATED = re.compile(
 _CELL = re.compile(r"\s*(?P<header>[^|:]+?):\s*(?P<figure>\(?\$?\s*[\d.,]+\)?%?)\s*$")
 
 
-def operand_is_printed(operand: Operand, passage: str, year_of_header: YearOfHeader) -> bool:
+def operand_is_printed(
+    operand: Operand, passage: str, year_of_header: YearOfHeader, part: str | None = None
+) -> bool:
     """The operand's figure is printed in ``passage`` for its fiscal year: in a table row under
-    a header of that year, or on a prose line that names the year."""
+    a header of that year, or on a prose line that names the year. A part's figure (``part``:
+    its name) may be printed under a header naming the part instead, as a segment table prints
+    one year's columns by segment: the XBRL tag at that place dates it."""
     shown = _bare(operand.citation.displayed)
     if not shown:
         return False
+    column = _spelling(part) if part is not None else None
     for line in passage.splitlines():
         if " | " in line:
             label = line.split(" | ", 1)[0]
@@ -41,6 +46,8 @@ def operand_is_printed(operand: Operand, passage: str, year_of_header: YearOfHea
             for cell in line.split(" | "):
                 match = _CELL.match(cell)
                 if match and _bare(match["figure"]) == shown:
+                    if column is not None and _spelling(match["header"]) == column:
+                        return True
                     # A column headed by no year takes the date its row names, as a statement
                     # of equity prints "Balance, January 1, 2023 | Total: 76,804".
                     year = year_of_header(match["header"])
@@ -57,14 +64,16 @@ def calculation_is_supported(
     passages: dict[int, str],
     markers: dict[int, int],
     year_of_header: YearOfHeader,
+    part: str | None = None,
 ) -> str | None:
     """None when ``stated`` is what the cited operands give and each operand ``i`` is printed in
-    the passage of marker ``markers[i]``; else why not, in words naming no withheld figure."""
+    the passage of marker ``markers[i]`` (a part's, ``part``, also under a header naming it);
+    else why not, in words naming no withheld figure."""
     for index, operand in enumerate(calculation.operands):
         marker = markers.get(index)
         if marker is None or marker not in passages:
             return f"{operand.label} for fiscal {operand.fiscal_year} cites no passage given"
-        if not operand_is_printed(operand, passages[marker], year_of_header):
+        if not operand_is_printed(operand, passages[marker], year_of_header, part):
             return (
                 f"passage [{marker}] does not print {operand.label} "
                 f"in its fiscal {operand.fiscal_year} column"
@@ -72,6 +81,11 @@ def calculation_is_supported(
     if not result_supported(calculation, stated):
         return f"the stated {calculation.metric or 'result'} is not what its operands give"
     return None
+
+
+def _spelling(name: str) -> str:
+    """A name's letters and digits, lower case: ``Greater China`` and ``greater china``."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
 def _bare(figure: str) -> str:

@@ -36,6 +36,7 @@ from edgar_rag.figures.formula import (
     shift,
 )
 from edgar_rag.figures.library import MetricLibrary, PeriodKind, ResultUnit
+from edgar_rag.figures.parts import Part, part_view
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure, compute_formula
 from edgar_rag.figures.stated import (
     FormulaDecline,
@@ -64,6 +65,8 @@ class ComputationPlan:
     """``stated``, ``metric`` or ``lookup``: how the plan was read."""
     transform: Transform = Transform.LEVEL
     """What the question does to its measure (a stated formula's is its own: ``LEVEL``)."""
+    part: Part | None = None
+    """The segment, product or region whose figures the formula reads (None: the company's)."""
 
     @property
     def formula_text(self) -> str:
@@ -427,7 +430,10 @@ def compute_plan(
 ) -> Calculation | CalculationDecline | MissingFigure:
     """The plan resolved in ``filings`` (the asked filing first) and computed. ``fiscal_year``
     is the year the answer path read from the question; a plan whose question writes its own
-    years (``FY2019``) counts from those, as its offsets do."""
+    years (``FY2019``) counts from those, as its offsets do; a plan of a part reads that
+    part's figures alone."""
+    if plan.part is not None:
+        filings = [part_view(figures, plan.part) for figures in filings]
     return compute_formula(
         plan.formula, plan.fiscal_year or fiscal_year, library, filings,
         unit=plan.unit, decimals=plan.decimals, scale=plan.scale, metric=plan.name,

@@ -1,0 +1,110 @@
+"""The parts of a company its filing reports figures of: a segment, a product or service line, a
+region, each tagged in XBRL as one member of one axis. A question's words no plan accounts for
+("Greater China", "the Data Center", "International Operated Markets segment") name a part
+when they are its member's words; the part's figures are then read as the filing's own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from edgar_rag.domain import Fact, FigureSource
+from edgar_rag.figures.resolve import FilingFigures
+
+PART_AXES = frozenset(
+    {
+        "us-gaap:StatementBusinessSegmentsAxis",
+        "srt:ProductOrServiceAxis",
+        "srt:StatementGeographicalAxis",
+    }
+)
+"""The axes whose members are parts a question names: segments, products and services,
+regions."""
+_GENERIC = frozenset(
+    "segment segments business businesses division divisions reportable unit units category "
+    "categories line lines group".split()
+)
+"""Words a question puts beside a part's name that its member does not spell."""
+_JOINING = frozenset({"and", "the", "of", "&"})
+_COUNTRIES = {"US": "United States", "CN": "China", "JP": "Japan", "TW": "Taiwan"}
+"""The ``country:`` members a question names by name."""
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A part of the company its filing reports figures of, tagged in XBRL as one member of one
+    axis (``us-gaap:StatementBusinessSegmentsAxis`` = ``aapl:GreaterChinaSegmentMember``)."""
+
+    axis: str
+    member: str
+    name: str
+    """How a sentence names it: ``Greater China``."""
+
+
+def part_name(member: str) -> str:
+    """A member as a sentence names it: ``aapl:GreaterChinaSegmentMember`` is ``Greater China``,
+    ``nvda:DataCenterMember`` ``Data Center``, ``country:CN`` ``China``."""
+    prefix, _, local = member.partition(":")
+    if prefix == "country":
+        return _COUNTRIES.get(local, local)
+    local = re.sub(r"(?:Segments?)?Member$", "", local)
+    return " ".join(_CAMEL.findall(local))
+
+
+def _key(words: Iterable[str]) -> str:
+    """Words as one spelling, whatever their spacing, case and plural: ``data center`` and
+    ``DataCenter``, ``iPhone`` and ``I Phone``, ``services`` and ``Service``."""
+    kept = (w.lower().removesuffix("s") for w in words if w.lower() not in _JOINING)
+    return "".join(re.sub(r"[^a-z0-9]", "", w) for w in kept)
+
+
+def find_part(words: Sequence[str], text: str, facts: Iterable[Fact]) -> Part | None:
+    """The one part the filing tags whose name ``text`` says ("Greater China", "iPhone", "Data
+    Center") and whose words hold every one of ``words`` (a question's words no plan accounts
+    for, the generic ``segment`` or ``business`` set aside), named as ``text`` writes it; None
+    when none is, or more than one."""
+    tokens = _TOKEN.findall(text)
+    spellings = {_key(tokens[i:j]): " ".join(tokens[i:j]) for i in range(len(tokens))
+                 for j in range(i + 1, min(i + 5, len(tokens) + 1))}  # fmt: skip
+    left = {_key([w]) for w in words if w.lower() not in _GENERIC}
+    found: dict[tuple[str, str], str] = {}
+    for fact in facts:
+        tagged = _part_of(fact)
+        if tagged is None or tagged in found:
+            continue
+        name = part_name(tagged[1])
+        said = spellings.get(_key(name.split()))
+        if said is not None and left <= {_key([w]) for w in name.split()} | {_key(said.split())}:
+            found[tagged] = said
+    if len(found) != 1:
+        return None
+    (((axis, member), said),) = found.items()
+    return Part(axis, member, said)
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.&'’][A-Za-z0-9]+)*")
+_OF_SEGMENTS = ("srt:ConsolidationItemsAxis", "us-gaap:OperatingSegmentsMember")
+"""The pair filings since ASU 2023-07 add to each segment's facts, which names no part."""
+
+
+def _part_of(fact: Fact) -> tuple[str, str] | None:
+    """The one (axis, member) of a part a fact is tagged with, else None."""
+    pairs = [pair for pair in fact.dimensions if pair != _OF_SEGMENTS]
+    if len(pairs) != 1 or pairs[0][0] not in PART_AXES:
+        return None
+    return pairs[0]
+
+
+def part_view(figures: FilingFigures, part: Part) -> FilingFigures:
+    """The filing's XBRL facts of ``part`` alone, as if they were the company's own: a plan
+    resolved in it reads the part's figures and can take no other."""
+    tagged = (part.axis, part.member)
+    facts = tuple(
+        replace(fact, dimensions=())
+        for fact in figures.facts
+        if fact.source is FigureSource.XBRL and _part_of(fact) == tagged
+    )
+    return FilingFigures(figures.filing_id, figures.meta, facts)

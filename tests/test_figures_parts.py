@@ -1,0 +1,77 @@
+"""A part of the company (a segment, a product, a region) named by a question's words and read
+from its XBRL facts alone."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from edgar_rag.domain import Fact, FigureSource
+from edgar_rag.figures.parts import find_part, part_name, part_view
+from edgar_rag.figures.resolve import FilingFigures
+
+SEGMENTS = "us-gaap:StatementBusinessSegmentsAxis"
+OF_SEGMENTS = ("srt:ConsolidationItemsAxis", "us-gaap:OperatingSegmentsMember")
+
+
+def _fact(
+    value: float, *dimensions: tuple[str, str], source: FigureSource = FigureSource.XBRL
+) -> Fact:
+    return Fact(
+        concept="us-gaap:Revenues", value=value, displayed=f"{value:,.0f}", unit="usd",
+        decimals=-6, period_start=date(2024, 1, 1), period_end=date(2024, 12, 31),
+        dimensions=dimensions, offset=0, chunk_ordinal=1, source=FigureSource.XBRL,
+    )  # fmt: skip
+
+
+FACTS = [
+    _fact(100.0),
+    _fact(60.0, OF_SEGMENTS, (SEGMENTS, "acme:GreaterChinaSegmentMember")),
+    _fact(40.0, (SEGMENTS, "acme:DataCenterMember")),
+    _fact(7.0, ("srt:ProductOrServiceAxis", "acme:IPhoneMember")),
+    _fact(3.0, ("us-gaap:FairValueByFairValueHierarchyLevelAxis", "us-gaap:ChinaMember")),
+]
+
+
+@pytest.mark.parametrize(
+    ("member", "name"),
+    [
+        ("aapl:GreaterChinaSegmentMember", "Greater China"),
+        ("nvda:DataCenterMember", "Data Center"),
+        ("mcd:InternationalOperatedMarketsMember", "International Operated Markets"),
+        ("country:CN", "China"),
+    ],
+)
+def test_a_member_is_named_as_a_sentence_would(member: str, name: str) -> None:
+    assert part_name(member) == name
+
+
+@pytest.mark.parametrize(
+    ("words", "text", "member", "said"),
+    [
+        (("greater", "china"), "Greater China net sales?", "acme:GreaterChinaSegmentMember",
+         "Greater China"),
+        (("center",), "What did the Data Center earn?", "acme:DataCenterMember", "Data Center"),
+        (("iphone", "segment"), "iPhone segment revenue", "acme:IPhoneMember", "iPhone"),
+    ],
+)  # fmt: skip
+def test_the_questions_words_name_the_part_the_filing_tags(
+    words: tuple[str, ...], text: str, member: str, said: str
+) -> None:
+    part = find_part(words, text, FACTS)
+    assert part is not None
+    assert (part.member, part.name) == (member, said)
+
+
+def test_words_beyond_the_parts_name_or_an_axis_of_no_part_name_none() -> None:
+    assert find_part(("greater", "china", "stores"), "Greater China stores", FACTS) is None
+    assert find_part(("china",), "China revenue", FACTS) is None  # a fair-value level's member
+    assert find_part(("europe",), "Europe revenue", FACTS) is None
+
+
+def test_a_parts_view_holds_its_tagged_facts_alone_as_the_companys() -> None:
+    part = find_part(("greater", "china"), "Greater China", FACTS)
+    assert part is not None
+    view = part_view(FilingFigures(1, None, FACTS), part)  # type: ignore[arg-type]
+    assert [(fact.value, fact.dimensions) for fact in view.facts] == [(60.0, ())]
