@@ -19,7 +19,7 @@ CORPUS_DB = ROOT / "build" / "corpus.db"
 ASKS = ROOT / "data" / "asks"
 
 CASES = {
-    "AAPL-a17": ("missing_figure", "a comparison of a figure answered with no figure"),
+    "UNP-a07": ("missing_figure", "how much a balance changed, answered with no figure"),
     "HD-d05": ("false_premise", "'positive comparable sales' where they decreased"),
     "PGR-a01": ("unsupported_claim", "an amount asked of a measure code lacks, shares stated"),
     "NVDA-d04": ("missing_figure", "a segment the filing tags revenue of, but no income"),
@@ -34,6 +34,8 @@ ANSWERED = {
     "MCD-a15": "McDonald’s International Operated Markets operating income was $5,831.5 million",
     "AAPL-a20": "Apple's Americas operating income was $72,480 million in fiscal 2025",
     "AAPL-a03": "Apple's Services revenue rose 13.5% from fiscal 2024 to fiscal 2025",
+    "AAPL-a17": "Apple's Greater China revenue fell by $2,575 million from fiscal 2024 to fiscal",
+    "BA-a12": "Boeing's Defense, Space & Security revenue fell by $1,015 million",
     "NVDA-a04": "Nvidia's Graphics operating income fell 13.0% from fiscal 2024 to fiscal 2025",
 }
 

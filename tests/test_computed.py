@@ -488,11 +488,40 @@ def test_a_figure_the_model_states_for_a_part_code_left_it_needs_the_parts_words
 def test_a_compound_rate_code_could_not_compute_is_no_model_figure(index: SqliteIndex) -> None:
     # Zero is a figure no passage check holds against the passages: only the rule that a
     # compound rate is computed, never printed, declines it.
-    model = ScriptedGenerator([lambda prompt: "Services net sales compounded to $0 million [1]."])
+    model = ScriptedGenerator([lambda prompt: "App Store sales compounded to $0 million [1]."])
     question = (
-        "What was the compound annual growth rate of Apple's Services net sales from FY2023 "
-        "to FY2025?"
+        "What was the compound annual growth rate of Apple's App Store sales from FY2023 to FY2025?"
     )
     response = ask(index, question, "AAPL", 2025, model)
     assert response.reason is Reason.UNSUPPORTED_CLAIM
     assert "compound" in (response.detail or "")
+
+
+def test_a_figure_question_left_to_the_model_and_answered_in_prose_is_declined(
+    index: SqliteIndex,
+) -> None:
+    """Prose beside the figure asked is no answer to it: "How fast did it grow?" answered with
+    what drove the growth states no rate."""
+
+    def reasons(prompt: Prompt) -> str:  # the first reason for growth a passage gives
+        content = prompt.messages[-1].content
+        said = re.search(r"[A-Z][\w ,]+ net sales increased during 2025 compared to 2024", content)
+        assert said is not None, "no passage says why net sales grew"
+        return f"{said.group()} [{marker_of(prompt, said.group())}]."
+
+    model = ScriptedGenerator([reasons])
+    response = ask(index, "How fast did Apple's Americas online sales grow in fiscal 2025?", "AAPL",
+                   2025, model, WHOLE_PASSAGES)  # fmt: skip
+    assert response.reason is Reason.MISSING_FIGURE, response.detail
+    assert response.detail == "the question asks a figure and the answer states none"
+
+
+def test_a_move_the_passages_deny_is_a_false_premise(index: SqliteIndex) -> None:
+    """A move the question takes for granted is checked against the figures where code can
+    read them, else against what the answer and its passages say ("Products gross margin
+    percentage decreased" for "why did it rise")."""
+    said = "Products gross margin percentage decreased during 2025 compared to 2024"
+    model = ScriptedGenerator([lambda prompt: f"{said} [{marker_of(prompt, said)}]."])
+    response = ask(index, "Why did Apple's Greater China net sales rise in fiscal 2025?", "AAPL",
+                   2025, model)  # fmt: skip
+    assert response.reason is Reason.FALSE_PREMISE, response.detail

@@ -954,7 +954,8 @@ def _premise_denied(
 
 _REASON_ASKED = re.compile(
     r"\b(?:what|which)\s+(?:\w+\s+){0,3}?(?:drove|drives|caused|causes|led\s+to|explains?|"
-    r"contributed\s+to|(?:was|were|is|are)\s+behind)\b",
+    r"contributed\s+to|(?:was|were|is|are)\s+behind)\b|\bcredit(?:s|ed)?\s+(?:\w+\s+){0,2}?for\b|"
+    r"\battribut\w+\s+(?:\w+\s+){0,4}?to\b|\b(?:reasons?|factors?|drivers?)\s+(?:for|behind|of)\b",
     re.I,
 )
 """A question asking what lies behind a figure, which prose answers."""

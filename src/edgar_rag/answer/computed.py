@@ -94,7 +94,10 @@ class ComputedAnswers:
             return contradicted
         if asks_for_prose(question.text):
             return None
-        if question.kind is Kind.COMPARISON:
+        one_company = len({m.companies[0].cik or m.text for m in question.companies}) <= 1
+        if question.kind is Kind.COMPARISON and not (
+            one_company and question.asked.transform is not Transform.LEVEL
+        ):  # "by what percentage did revenue fall in 2024 versus 2023": one figure's change
             return self._compare(question, scope, header_years)
         filing, filing_id = scope.filing, scope.filing_id
         if filing is None or filing_id is None:
@@ -105,7 +108,7 @@ class ComputedAnswers:
         if isinstance(plan, FormulaDecline):
             return Uncomputable(Reason.MISSING_FIGURE, plan.detail)
         if isinstance(plan, Unplanned):
-            parted = self._part_plan(question.text, question.asked, plan, filing_id)
+            parted = self._part_plan(question.text, question.asked, plan, filing_id, filing.company)
             if parted is None:
                 return _unplanned(plan, question)
             plan = parted
@@ -147,7 +150,7 @@ class ComputedAnswers:
         subject = _DIVIDEND.sub("dividends paid", subject)
         plan = plan_computation(subject, self.library, read_request(subject))
         if isinstance(plan, Unplanned):
-            plan = self._part_plan(subject, read_request(subject), plan, filing_id)
+            plan = self._part_plan(subject, read_request(subject), plan, filing_id, filing.company)
         if not isinstance(plan, ComputationPlan) or plan.source == "stated":
             return None
         year = max(request.years, default=filing.fiscal_year)
@@ -198,7 +201,7 @@ class ComputedAnswers:
         )
 
     def _part_plan(
-        self, text: str, request: Request, plan: Unplanned, filing_id: int
+        self, text: str, request: Request, plan: Unplanned, filing_id: int, company: str
     ) -> ComputationPlan | None:
         """The plan of a part of the company its words name, where those words are all that no
         plan accounted for ("Greater China net sales", "the Data Center's revenue"): the same
@@ -206,7 +209,8 @@ class ComputedAnswers:
         tags, or the rest plans nothing."""
         if plan.decline or not plan.words:
             return None
-        part = find_part(plan.words, request.measure_text, self.store.figures(filing_id))
+        facts = self.store.figures(filing_id)
+        part = find_part(plan.words, request.measure_text, facts, name_words(company))
         if part is None:
             return None
         measure = request.measure_text
@@ -312,6 +316,11 @@ class ComputedAnswers:
         None unless the library plans the figure and the question names at least two indexed
         companies."""
         plan = plan_computation(question.text, self.library, question.asked)
+        filing, filing_id = scope.filing, scope.filing_id
+        if isinstance(plan, Unplanned) and filing is not None and filing_id is not None:
+            # one company's part over years ("Greater China net sales in 2025 and 2024")
+            parted = self._part_plan(question.text, question.asked, plan, filing_id, filing.company)
+            plan = parted if parted is not None and len(question.years) >= 2 else plan
         if isinstance(plan, Unplanned):
             return _unplanned(plan, question)
         if not isinstance(plan, ComputationPlan):
@@ -319,6 +328,8 @@ class ComputedAnswers:
         compared = self._compared_filings(question, scope, plan.fiscal_year)
         if isinstance(compared, Uncomputable):
             return compared
+        if plan.part is not None and len(compared) != 1:
+            return None  # a part of one company set against another company: not planned
         if len(compared) == 1 and len(question.years) >= 2:
             return self._compare_years(plan, *compared[0], question.years, header_years)
         if len(compared) < 2:

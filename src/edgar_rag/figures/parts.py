@@ -61,21 +61,29 @@ def _key(words: Iterable[str]) -> str:
     return "".join(re.sub(r"[^a-z0-9]", "", w) for w in kept)
 
 
-def find_part(words: Sequence[str], text: str, facts: Iterable[Fact]) -> Part | None:
+def find_part(
+    words: Sequence[str], text: str, facts: Iterable[Fact], company: Iterable[str] = ()
+) -> Part | None:
     """The one part the filing tags whose name ``text`` says ("Greater China", "iPhone", "Data
     Center") and whose words hold every one of ``words`` (a question's words no plan accounts
     for, the generic ``segment`` or ``business`` set aside), named as ``text`` writes it; None
-    when none is, or more than one."""
-    tokens = _TOKEN.findall(text)
-    spellings = {_key(tokens[i:j]): " ".join(tokens[i:j]) for i in range(len(tokens))
-                 for j in range(i + 1, min(i + 5, len(tokens) + 1))}  # fmt: skip
+    when none is, or more than one. A member that starts with the company's name (``company``:
+    its words, lower case) is named without it: ``ba:BoeingDefenseSpaceSecuritySegmentMember``
+    is "Defense, Space & Security"."""
+    tokens = list(_TOKEN.finditer(text))
+    spellings = {
+        _key(t.group() for t in tokens[i:j]): text[tokens[i].start() : tokens[j - 1].end()]
+        for i in range(len(tokens))
+        for j in range(i + 1, min(i + 5, len(tokens) + 1))
+    }
     left = {_key([w]) for w in words if w.lower() not in _GENERIC}
+    own = {w.lower() for w in company}
     found: dict[tuple[str, str], str] = {}
     for fact in facts:
         tagged = _part_of(fact)
         if tagged is None or tagged in found:
             continue
-        name = part_name(tagged[1])
+        name = _without_company(part_name(tagged[1]), own)
         said = spellings.get(_key(name.split()))
         if said is not None and left <= {_key([w]) for w in name.split()} | {_key(said.split())}:
             found[tagged] = said
@@ -83,6 +91,13 @@ def find_part(words: Sequence[str], text: str, facts: Iterable[Fact]) -> Part | 
         return None
     (((axis, member), said),) = found.items()
     return Part(axis, member, said)
+
+
+def _without_company(name: str, company: set[str]) -> str:
+    words = name.split()
+    while len(words) > 1 and words[0].lower() in company:
+        words.pop(0)
+    return " ".join(words)
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.&'’][A-Za-z0-9]+)*")

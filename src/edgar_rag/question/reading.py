@@ -211,7 +211,7 @@ _FIGURE = re.compile(
     r"liabilit\w*|equity|cash|debt|borrowings|capex|capital\s+expenditures?|inventor\w*|"
     r"dividends?|buybacks?|repurchase\w*|expenses?|costs?|cogs|r&d|research\s+and\s+development|"
     r"tax(?:es)?|depreciation|amortization|receivables?|payables?|goodwill|property|ppe|pp&e|"
-    r"in\s+usd|usd\s+(?:millions|billions|thousands))\b",
+    r"top\s+line|bottom\s+line|in\s+usd|usd\s+(?:millions|billions|thousands))\b",
     re.I,
 )
 
