@@ -297,16 +297,30 @@ def score_financebench(split: str, settings: Settings) -> dict[str, Outcome]:
     }
 
 
+ASKS_TAPE = Path("data/asks/tape.jsonl")
+
+
 def score_asks(split: str, settings: Settings) -> dict[str, Outcome]:
     """The analysts' hand-written questions (data/asks/) through the answer path, no model (a
     question code leaves to the model counts as declined), scored strictly by ``eval.asks``:
     each group a kind, a question to decline right only when declined."""
+    return _asks_scored(split, settings.model_copy(update={"tape_mode": "off"}), model=False)
+
+
+def score_asks_model(split: str, settings: Settings) -> dict[str, Outcome]:
+    """The same questions with the model's generations replayed from their tape (``make
+    asks-model`` records it): what a user of the default model gets."""
+    update = {"tape": ASKS_TAPE, "tape_mode": "replay"}
+    return _asks_scored(split, settings.model_copy(update=update), model=True)
+
+
+def _asks_scored(split: str, settings: Settings, *, model: bool) -> dict[str, Outcome]:
     from edgar_rag.eval.asks import ask_all, read_asks  # noqa: PLC0415
     from edgar_rag.eval.computed_answers import answering  # noqa: PLC0415
 
-    chosen = settings.model_copy(update={"tape_mode": "off", "database_url": None})
+    chosen = settings.model_copy(update={"database_url": None})
     questions = [q for q in read_asks() if q.split == split]
-    with answering(chosen) as (answerer, index):
+    with answering(chosen, model=model) as (answerer, index):
         results = ask_all(answerer, index, questions)
     scored: dict[str, Outcome] = {}
     for result in results:
@@ -327,4 +341,5 @@ def gated_sets() -> dict[str, GatedSet]:
         "computed": GatedSet("computed", ("dev", "eval"), score_computed),
         "financebench": GatedSet("financebench", ("all",), score_financebench),
         "asks": GatedSet("asks", ("dev", "eval"), score_asks),
+        "asks-model": GatedSet("asks-model", ("dev", "eval"), score_asks_model),
     }
