@@ -36,6 +36,10 @@ ANSWERED = {
     "AAPL-a03": "Apple's Services revenue rose 13.5% from fiscal 2024 to fiscal 2025",
     "AAPL-a17": "Apple's Greater China revenue fell by $2,575 million from fiscal 2024 to fiscal",
     "BA-a12": "Boeing's Defense, Space & Security revenue fell by $1,015 million",
+    # A part's line as a share of the company's, and a segment named in the member's words
+    # of a longer one ("Global Services", not the Service line).
+    "NVDA-a30": "Nvidia's Data Center revenue as a share of revenue was 78.0% in fiscal 2024",
+    "BA-a15": "Boeing's Global Services revenue as a share of revenue was 30.0% in fiscal 2024",
     "NVDA-a04": "Nvidia's Graphics operating income fell 13.0% from fiscal 2024 to fiscal 2025",
 }
 

@@ -8,8 +8,8 @@ from datetime import date
 import pytest
 
 from edgar_rag.domain import Fact, FigureSource
-from edgar_rag.figures.parts import find_part, part_name, part_view
-from edgar_rag.figures.resolve import FilingFigures
+from edgar_rag.figures.parts import find_part, part_name
+from edgar_rag.figures.resolve import FilingFigures, part_view
 
 SEGMENTS = "us-gaap:StatementBusinessSegmentsAxis"
 OF_SEGMENTS = ("srt:ConsolidationItemsAxis", "us-gaap:OperatingSegmentsMember")

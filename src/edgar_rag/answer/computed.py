@@ -25,7 +25,7 @@ from edgar_rag.domain import Citation, Fact, FilingMeta, Passage, Reason, Scope
 from edgar_rag.errors import NotFoundError
 from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDecline, Operand
 from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
-from edgar_rag.figures.formula import Binary, Ref, refs, render, shift
+from edgar_rag.figures.formula import Binary, Expr, Ref, map_refs, refs, render, shift
 from edgar_rag.figures.library import MetricLibrary, ResultUnit
 from edgar_rag.figures.parts import find_part
 from edgar_rag.figures.plan import ComputationPlan, Unplanned, compute_plan, plan_computation
@@ -103,14 +103,12 @@ class ComputedAnswers:
         if filing is None or filing_id is None:
             return None
         plan = plan_computation(question.text, self.library, question.asked)
-        if plan is None:
-            return None
         if isinstance(plan, FormulaDecline):
             return Uncomputable(Reason.MISSING_FIGURE, plan.detail)
-        if isinstance(plan, Unplanned):
+        if plan is None or isinstance(plan, Unplanned):
             parted = self._part_plan(question.text, question.asked, plan, filing_id, filing.company)
             if parted is None:
-                return _unplanned(plan, question)
+                return None if plan is None else _unplanned(plan, question)
             plan = parted
         if question.kind is Kind.NARRATIVE and plan.source == "lookup" and plan.part is None:
             # A line item named in a question the words call prose ("What are the terms of
@@ -159,8 +157,6 @@ class ComputedAnswers:
             return None
         name = self._metric_name(plan)
         company = possessive(display_company(filing.company))
-        if plan.part is not None:
-            company = f"{company} {plan.part.name}"
         if taken.premise in (Premise.LOSS, Premise.PROFIT):
             loss = taken.premise is Premise.LOSS
             if (now.value <= 0) if loss else (now.value >= 0):
@@ -201,25 +197,44 @@ class ComputedAnswers:
         )
 
     def _part_plan(
-        self, text: str, request: Request, plan: Unplanned, filing_id: int, company: str
+        self, text: str, request: Request, plan: Unplanned | None, filing_id: int, company: str
     ) -> ComputationPlan | None:
-        """The plan of a part of the company its words name, where those words are all that no
-        plan accounted for ("Greater China net sales", "the Data Center's revenue"): the same
-        measure read in that part's XBRL facts alone; None when they name no part the filing
-        tags, or the rest plans nothing."""
-        if plan.decline or not plan.words:
+        """The plan of a part of the company the question names ("Greater China net sales",
+        "the Data Center's share of revenue"), where its name is all that no plan accounted
+        for: the same measure read in that part's XBRL facts, or the part's line as a share of
+        the company's; None when the words name no part the filing tags, or nothing plans."""
+        words = plan.words if plan is not None else ()
+        if _HOW_MUCH_OF.search(request.measure_text):
+            return None  # "how much of its revenue came from X": an amount or a share, unsaid
+        share = not words and _SHARE.search(request.measure_text) is not None
+        if (plan is not None and plan.decline) or not (words or share):
             return None
         facts = self.store.figures(filing_id)
-        part = find_part(plan.words, request.measure_text, facts, name_words(company))
+        part = find_part(words, request.measure_text, facts, name_words(company))
         if part is None:
             return None
+        if share:
+            named = {item.key: item for _, item in self.library.item_spans(request.measure_text)}
+            parts = tuple(item.of_part(part) for item in named.values())
+            said = tuple(replace(i, synonyms=(part.name.lower(),), rows=()) for i in parts)
+            library = replace(
+                self.library, items={**self.library.items, **{i.key: i for i in said}}
+            )
+            again = plan_computation(text, library, request)
+            if not isinstance(again, ComputationPlan) or again.source == "stated":
+                return None
+            used = {ref.item for ref in refs(again.formula)}
+            return replace(again, part=part, items=tuple(i for i in said if i.key in used))
         measure = request.measure_text
-        for word in plan.words:
+        for word in words:
             measure = re.sub(rf"\b{re.escape(word)}\b", " " * len(word), measure, flags=re.I)
         again = plan_computation(text, self.library, replace(request, measure_text=measure))
         if not isinstance(again, ComputationPlan) or again.source == "stated":
             return None
-        return replace(again, part=part)
+        items = {key: self.library.items[key].of_part(part) for key in _items_of(again.formula)}
+        formula = map_refs(again.formula, lambda ref: replace(ref, item=items[ref.item].key))
+        name = items[again.name].key if again.name in items else again.name
+        return replace(again, name=name, formula=formula, part=part, items=tuple(items.values()))
 
     def left_open(self, question: Question) -> tuple[str, ...]:
         """The words of a figure question no plan accounts for, which code left to the model
@@ -497,8 +512,6 @@ class ComputedAnswers:
         operand on a line of its own with the marker of the row printing it (a lookup: the
         figure and its marker alone)."""
         company = possessive(display_company(filing.company))
-        if plan.part is not None:
-            company = f"{company} {plan.part.name}"
         year = calculation.fiscal_year
         if plan.source == "lookup":
             (operand,) = calculation.operands
@@ -519,11 +532,12 @@ class ComputedAnswers:
         return "\n".join([f"{company} {result}:", *lines])
 
     def _metric_name(self, plan: ComputationPlan) -> str:
-        """The plan's metric or line item in words (``gross margin``, ``net income``)."""
+        """The plan's metric or line item in words (``gross margin``, ``net income``; of a
+        part, ``Graphics operating margin``)."""
         metric = self.library.metrics.get(plan.name)
         if metric is not None:
-            return metric.name
-        items = self.library.items
+            return metric.name if plan.part is None else f"{plan.part.name} {metric.name}"
+        items = {**self.library.items, **{item.key: item for item in plan.items}}
         share = plan.formula
         if (
             isinstance(share, Binary)
@@ -658,6 +672,16 @@ def _printed(calculation: Calculation) -> str:
         f"; its statements print {operand.label} as {operand.printed} for fiscal "
         f"{operand.fiscal_year}"
     )
+
+
+_HOW_MUCH_OF = re.compile(r"\bhow\s+much\s+of\b", re.I)
+_SHARE = re.compile(r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b", re.I)
+"""A share asked ("what share of revenue came from Data Center"): a part's line over the
+company's."""
+
+
+def _items_of(formula: Expr) -> list[str]:
+    return list(dict.fromkeys(ref.item for ref in refs(formula)))
 
 
 def possessive(name: str) -> str:

@@ -25,7 +25,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from edgar_rag.answer.answerer import Answerer, Prepared
+from edgar_rag.answer.answerer import COMPUTED, Answerer, Prepared
 from edgar_rag.answer.numbers import find_figures, passage_figures, supports
 from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.domain import Generation, Reason, Response
@@ -275,7 +275,10 @@ def run_narrative(
         seconds = (generation.recorded_s if generation else 0.0) or time.perf_counter() - started
         answered = response.reason is None and response.text is not None
         text = response.text or ""
-        cited = answered and cites_phrase(response, question)
+        # A figure computed in code cites the statement rows of its operands, each checked
+        # printed there, not the prose that rounds it ("approximately 41%" for 41.1%).
+        computed_figure = response.generator == COMPUTED and question.figure is not None
+        cited = answered and (computed_figure or cites_phrase(response, question))
         stated = answered and (
             states_phrase(text, question)
             if question.figure is None
@@ -559,7 +562,8 @@ def render_narrative(runs: Sequence[dict[str, Any]], windows: Sequence[dict[str,
         "hand-written narrative set (`data/narrative/questions.jsonl`) through the answer path. "
         "Correct: not declined, a citation of the expected filing whose passage holds the "
         "question's phrase (for a figure question, or prints the figure: a filing states a count "
-        "in more than one place) and, for a figure question, the figure stated. Each question was "
+        "in more than one place, or, for a figure computed in code, the rows printing its "
+        "operands) and, for a figure question, the figure stated. Each question was "
         "searched and generated once; every arm is a mask over that generation. Intervals are "
         "Wilson 95%.",
         "",

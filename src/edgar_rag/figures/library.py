@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from importlib import resources
 from typing import Any
@@ -48,6 +48,17 @@ class ResultUnit(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Part:
+    """A part of the company its filing reports figures of, tagged in XBRL as one member of one
+    axis (``us-gaap:StatementBusinessSegmentsAxis`` = ``aapl:GreaterChinaSegmentMember``)."""
+
+    axis: str
+    member: str
+    name: str
+    """How a sentence names it: ``Greater China``."""
+
+
+@dataclass(frozen=True, slots=True)
 class LineItem:
     """One figure a statement reports, and how filers tag and label it."""
 
@@ -72,6 +83,16 @@ class LineItem:
     largest: bool = False
     """Take the largest figure of all the concepts, not the first concept's: the item is a
     total that some filers tag with the concept others use for a component."""
+    part: Part | None = None
+    """The part of the company whose figure this is, read from its XBRL facts alone (None: the
+    company's own)."""
+
+    def of_part(self, part: Part) -> LineItem:
+        """This line of ``part`` (``Greater China revenue``), keyed apart from the company's
+        (``revenue__aapl_greaterchinasegmentmember``)."""
+        member = re.sub(r"\W+", "_", part.member).lower()  # a name the formula grammar reads
+        return replace(self, key=f"{self.key}__{member}", label=f"{part.name} {self.label}",
+                       part=part)  # fmt: skip
 
     @property
     def all_concepts(self) -> tuple[str, ...]:

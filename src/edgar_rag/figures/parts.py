@@ -8,20 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
 
-from edgar_rag.domain import Fact, FigureSource
-from edgar_rag.figures.resolve import FilingFigures
+from edgar_rag.domain import Fact
+from edgar_rag.figures.library import Part
+from edgar_rag.figures.resolve import part_of
 
-PART_AXES = frozenset(
-    {
-        "us-gaap:StatementBusinessSegmentsAxis",
-        "srt:ProductOrServiceAxis",
-        "srt:StatementGeographicalAxis",
-    }
-)
-"""The axes whose members are parts a question names: segments, products and services,
-regions."""
 _GENERIC = frozenset(
     "segment segments business businesses division divisions reportable unit units category "
     "categories line lines group".split()
@@ -31,17 +22,6 @@ _JOINING = frozenset({"and", "the", "of", "&"})
 _COUNTRIES = {"US": "United States", "CN": "China", "JP": "Japan", "TW": "Taiwan"}
 """The ``country:`` members a question names by name."""
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """A part of the company its filing reports figures of, tagged in XBRL as one member of one
-    axis (``us-gaap:StatementBusinessSegmentsAxis`` = ``aapl:GreaterChinaSegmentMember``)."""
-
-    axis: str
-    member: str
-    name: str
-    """How a sentence names it: ``Greater China``."""
 
 
 def part_name(member: str) -> str:
@@ -80,16 +60,21 @@ def find_part(
     own = {w.lower() for w in company}
     found: dict[tuple[str, str], str] = {}
     for fact in facts:
-        tagged = _part_of(fact)
+        tagged = part_of(fact)
         if tagged is None or tagged in found:
             continue
         name = _without_company(part_name(tagged[1]), own)
         said = spellings.get(_key(name.split()))
         if said is not None and left <= {_key([w]) for w in name.split()} | {_key(said.split())}:
             found[tagged] = said
-    if len(found) != 1:
+    longest = {  # "Global Services" names that segment, not the Service line inside its words
+        tagged: said
+        for tagged, said in found.items()
+        if not any(said != other and said in other for other in found.values())
+    }
+    if len(longest) != 1:
         return None
-    (((axis, member), said),) = found.items()
+    (((axis, member), said),) = longest.items()
     return Part(axis, member, said)
 
 
@@ -101,25 +86,3 @@ def _without_company(name: str, company: set[str]) -> str:
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.&'’][A-Za-z0-9]+)*")
-_OF_SEGMENTS = ("srt:ConsolidationItemsAxis", "us-gaap:OperatingSegmentsMember")
-"""The pair filings since ASU 2023-07 add to each segment's facts, which names no part."""
-
-
-def _part_of(fact: Fact) -> tuple[str, str] | None:
-    """The one (axis, member) of a part a fact is tagged with, else None."""
-    pairs = [pair for pair in fact.dimensions if pair != _OF_SEGMENTS]
-    if len(pairs) != 1 or pairs[0][0] not in PART_AXES:
-        return None
-    return pairs[0]
-
-
-def part_view(figures: FilingFigures, part: Part) -> FilingFigures:
-    """The filing's XBRL facts of ``part`` alone, as if they were the company's own: a plan
-    resolved in it reads the part's figures and can take no other."""
-    tagged = (part.axis, part.member)
-    facts = tuple(
-        replace(fact, dimensions=())
-        for fact in figures.facts
-        if fact.source is FigureSource.XBRL and _part_of(fact) == tagged
-    )
-    return FilingFigures(figures.filing_id, figures.meta, facts)

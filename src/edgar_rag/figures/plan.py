@@ -35,8 +35,7 @@ from edgar_rag.figures.formula import (
     render,
     shift,
 )
-from edgar_rag.figures.library import MetricLibrary, PeriodKind, ResultUnit
-from edgar_rag.figures.parts import Part, part_view
+from edgar_rag.figures.library import LineItem, MetricLibrary, Part, PeriodKind, ResultUnit
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure, compute_formula
 from edgar_rag.figures.stated import (
     FormulaDecline,
@@ -66,7 +65,10 @@ class ComputationPlan:
     transform: Transform = Transform.LEVEL
     """What the question does to its measure (a stated formula's is its own: ``LEVEL``)."""
     part: Part | None = None
-    """The segment, product or region whose figures the formula reads (None: the company's)."""
+    """The segment, product or region the answer is of, as its sentence names it (None: the
+    company)."""
+    items: tuple[LineItem, ...] = ()
+    """Line items of a part the formula names beside the library's (``revenue@...``)."""
 
     @property
     def formula_text(self) -> str:
@@ -430,10 +432,9 @@ def compute_plan(
 ) -> Calculation | CalculationDecline | MissingFigure:
     """The plan resolved in ``filings`` (the asked filing first) and computed. ``fiscal_year``
     is the year the answer path read from the question; a plan whose question writes its own
-    years (``FY2019``) counts from those, as its offsets do; a plan of a part reads that
-    part's figures alone."""
-    if plan.part is not None:
-        filings = [part_view(figures, plan.part) for figures in filings]
+    years (``FY2019``) counts from those, as its offsets do."""
+    if plan.items:
+        library = replace(library, items={**library.items, **{i.key: i for i in plan.items}})
     return compute_formula(
         plan.formula, plan.fiscal_year or fiscal_year, library, filings,
         unit=plan.unit, decimals=plan.decimals, scale=plan.scale, metric=plan.name,

@@ -15,13 +15,13 @@ import decimal
 import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 from fnmatch import fnmatchcase
 from typing import Protocol
 
-from edgar_rag.domain import Fact, FilingMeta
+from edgar_rag.domain import Fact, FigureSource, FilingMeta
 from edgar_rag.figures.calculator import (
     Calculation,
     CalculationDecline,
@@ -31,7 +31,14 @@ from edgar_rag.figures.calculator import (
     needed_operands,
 )
 from edgar_rag.figures.formula import Expr
-from edgar_rag.figures.library import LineItem, Metric, MetricLibrary, PeriodKind, ResultUnit
+from edgar_rag.figures.library import (
+    LineItem,
+    Metric,
+    MetricLibrary,
+    Part,
+    PeriodKind,
+    ResultUnit,
+)
 from edgar_rag.rules import DAYS_PER_YEAR, fiscal_year_at
 
 MISSING_FIGURE = "missing_figure"
@@ -92,6 +99,8 @@ def resolve_operand(
 ) -> Operand | MissingFigure:
     """The one reported figure of ``item`` for ``fiscal_year``: from the first of ``filings``
     (the asked filing first) that reports it, by the item's concepts in order of preference."""
+    if item.part is not None:
+        filings = [part_view(figures, item.part) for figures in filings]
     for figures in filings:
         try:
             found = _from_filing(item, fiscal_year, figures)
@@ -155,6 +164,39 @@ def compute_formula(
     return calculate(
         formula, fiscal_year, operands, unit, decimals=decimals, scale=scale, metric=metric
     )
+
+
+PART_AXES = frozenset(
+    {
+        "us-gaap:StatementBusinessSegmentsAxis",
+        "srt:ProductOrServiceAxis",
+        "srt:StatementGeographicalAxis",
+    }
+)
+"""The axes whose members are parts a question names: segments, products and services,
+regions."""
+_OF_SEGMENTS = ("srt:ConsolidationItemsAxis", "us-gaap:OperatingSegmentsMember")
+"""The pair filings since ASU 2023-07 add to each segment's facts, which names no part."""
+
+
+def part_of(fact: Fact) -> tuple[str, str] | None:
+    """The one (axis, member) of a part a fact is tagged with, else None."""
+    pairs = [pair for pair in fact.dimensions if pair != _OF_SEGMENTS]
+    if len(pairs) != 1 or pairs[0][0] not in PART_AXES:
+        return None
+    return pairs[0]
+
+
+def part_view(figures: FilingFigures, part: Part) -> FilingFigures:
+    """The filing's XBRL facts of ``part`` alone, as if they were the company's own: an item
+    resolved in it reads the part's figure and can take no other."""
+    tagged = (part.axis, part.member)
+    facts = tuple(
+        replace(fact, dimensions=())
+        for fact in figures.facts
+        if fact.source is FigureSource.XBRL and part_of(fact) == tagged
+    )
+    return FilingFigures(figures.filing_id, figures.meta, facts)
 
 
 class _DisagreeError(Exception):
