@@ -294,6 +294,11 @@ def test_two_companies_are_compared_each_in_its_own_filing(index: SqliteIndex) -
     assert {c.filing.ticker for c in partial.citations} == {"AAPL"}
     assert [part.fiscal_year for part in AskResponse.of(partial).comparison] == [2025]
 
+    # The year written is each company's year, even with no filing in scope to read it by.
+    dated = answerer.answer("Compare Apple's and Home Depot's gross margins for 2024", Scope())
+    assert dated.reason is None, dated.detail
+    assert [part.fiscal_year for part in AskResponse.of(dated).comparison] == [2024, 2024]
+
 
 def test_two_years_of_one_company_are_compared_with_the_change(index: SqliteIndex) -> None:
     response = ask(index, "Compare Apple's net income in fiscal 2024 and fiscal 2025", "AAPL", 2025)

@@ -868,6 +868,8 @@ def _figure_unfounded(
         )
     if _asks_amount_only(prepared.question) and all(f.is_percent for f in figures):
         return "the question asks an amount and the answer states only percentages"
+    if _asks_percentage(prepared.question) and not any(f.is_percent for f in figures):
+        return "the question asks a percentage and the answer states none"
     if prepared.left_open:
         cited = _cited_stems(verdict, passages)
         missing = [w for w in prepared.left_open if stem(w) not in cited]
@@ -892,6 +894,17 @@ _WHAT_IN_YEAR = re.compile(
     re.I,
 )
 """"What were its net premiums written in 2023?": a figure of a year, whatever it measures."""
+
+
+_PERCENTAGE = re.compile(
+    r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b|\bwhat\s+percent", re.I
+)
+
+
+def _asks_percentage(question: Question) -> bool:
+    """The question asks a percentage: a percent change, a change in points, a share."""
+    changes = (Transform.PERCENT_CHANGE, Transform.POINT_CHANGE)
+    return question.asked.transform in changes or _PERCENTAGE.search(question.text) is not None
 
 
 def _asks_amount_only(question: Question) -> bool:

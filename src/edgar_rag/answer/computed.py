@@ -170,7 +170,8 @@ class ComputedAnswers:
         before = self._compute_in(filing_id, filing, replace(plan, fiscal_year=year - 1), year - 1)
         if not isinstance(before, Calculation):
             return None
-        if now.value == before.value == 0 and taken.premise in (Premise.RAISE, Premise.CUT):
+        none_paid = (Premise.RAISE, Premise.CUT, Premise.SUSPENSION)
+        if now.value == before.value == 0 and taken.premise in none_paid:
             return Uncomputable(
                 Reason.FALSE_PREMISE,
                 f"the question takes for granted '{taken.said}', but {company} {name} were none "
@@ -210,7 +211,7 @@ class ComputedAnswers:
         if (plan is not None and plan.decline) or not (words or share):
             return None
         facts = self.store.figures(filing_id)
-        part = find_part(words, request.measure_text, facts, name_words(company))
+        part = find_part(words, text, facts, name_words(company))
         if part is None:
             return None
         if share:
@@ -340,7 +341,12 @@ class ComputedAnswers:
             return _unplanned(plan, question)
         if not isinstance(plan, ComputationPlan):
             return None if plan is None else Uncomputable(Reason.MISSING_FIGURE, plan.detail)
-        compared = self._compared_filings(question, scope, plan.fiscal_year)
+        years_written = set(_WRITTEN_YEAR.findall(question.text))
+        named = max(question.years) if len(question.years) == 1 else None
+        if named is None and not question.years and len(years_written) == 1:
+            named = int(years_written.pop())  # read with no filing in scope: the year as written
+        year = plan.fiscal_year or named  # "margins for 2023": each company's 2023, not its latest
+        compared = self._compared_filings(question, scope, year)
         if isinstance(compared, Uncomputable):
             return compared
         if plan.part is not None and len(compared) != 1:
@@ -351,7 +357,7 @@ class ComputedAnswers:
             return None
         parts, unanswered = [], []
         for filing_id, filing in compared:
-            result = self._compute_in(filing_id, filing, plan, filing.fiscal_year)
+            result = self._compute_in(filing_id, filing, plan, year or filing.fiscal_year)
             if isinstance(result, MissingFigure | CalculationDecline):
                 unanswered.append(f"for {display_company(filing.company)}: {result.detail}")
             else:
@@ -674,6 +680,7 @@ def _printed(calculation: Calculation) -> str:
     )
 
 
+_WRITTEN_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _HOW_MUCH_OF = re.compile(r"\bhow\s+much\s+of\b", re.I)
 _SHARE = re.compile(r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b", re.I)
 """A share asked ("what share of revenue came from Data Center"): a part's line over the
