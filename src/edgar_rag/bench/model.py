@@ -6,6 +6,10 @@
    tokens per second.
 2. **``edgar-rag ask`` as a new process**, over golden dev questions on ``build/corpus.db``:
    *cold* (no model process: each call starts one) and *warm* (the process is running).
+3. **Narrative answers, arm by arm** (issue 41): ``edgar-rag ask`` as a new process with the
+   model process running, once per arm (prompt-lookup decoding off and on), the arms taking
+   each question in turn so a busy machine slows them alike; each arm's answers are compared
+   with the first arm's, word for word.
 
 Written into the ``model`` entry of docs/performance.json and rendered in docs/performance.md;
 the rest of that file is kept as it is.
@@ -45,6 +49,19 @@ class Config:
 
 
 CONFIGS = (Config("repack off", False), Config("repack on", True))
+
+
+@dataclass(frozen=True, slots=True)
+class Arm:
+    name: str
+    settings: tuple[tuple[str, str], ...]
+    """``EDGAR_RAG_*`` variables this arm's ``ask`` and model process run with."""
+
+
+ARMS = (
+    Arm("prompt lookup off", (("EDGAR_RAG_MODEL_PROMPT_LOOKUP", "0"),)),
+    Arm("prompt lookup 10", (("EDGAR_RAG_MODEL_PROMPT_LOOKUP", "10"),)),
+)
 
 
 def cpu_flags() -> list[str]:
@@ -215,6 +232,63 @@ def measure_asks(
     }
 
 
+def measure_arms(
+    db: Path, model_dir: Path, threads: int, asked: Sequence[Question]
+) -> dict[str, Any]:
+    """Each arm's ``edgar-rag ask`` wall seconds per question with its model process running
+    (one process per arm, in a run folder of its own holding the user's model and exported
+    embedder), and how many of its answers match the first arm's (text, or decline reason)."""
+    runs: dict[str, list[dict[str, Any]]] = {arm.name: [] for arm in ARMS}
+    with tempfile.TemporaryDirectory() as scratch, ExitStack() as stack:
+        envs = {}
+        for number, arm in enumerate(ARMS):
+            folder = Path(scratch) / f"arm-{number}"
+            folder.mkdir()
+            for shared in (MODEL_FILE, "embedders"):
+                if (model_dir / shared).exists():
+                    (folder / shared).symlink_to((model_dir / shared).resolve())
+            envs[arm.name] = env = _environment(db, folder, threads) | dict(arm.settings)
+            stack.callback(subprocess.run, _cli("model", "stop"), env=env, capture_output=True)
+            subprocess.run(_cli("model", "start"), env=env, check=True, capture_output=True)
+        for question in asked:
+            for arm in ARMS:
+                command = _cli("ask", question.question, *question.scope_args(), "--json")
+                started = time.perf_counter()
+                done = subprocess.run(command, env=envs[arm.name], check=False, capture_output=True)
+                runs[arm.name].append(_asked(done, time.perf_counter() - started))
+    first = runs[ARMS[0].name]
+    return {name: _arm_row(rows, first) for name, rows in runs.items()}
+
+
+def _asked(done: subprocess.CompletedProcess[bytes], seconds: float) -> dict[str, Any]:
+    if done.returncode != 0:
+        return {"seconds": seconds, "failed": True, "said": None, "generated": 0}
+    response = json.loads(done.stdout)
+    return {
+        "seconds": seconds,
+        "failed": False,
+        "said": response.get("text") or response.get("reason"),
+        "generated": response["tokens"]["completion"],
+        "generate_s": response.get("timings_ms", {}).get("generate", 0.0) / 1000,
+    }
+
+
+def _arm_row(rows: Sequence[dict[str, Any]], first: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    seconds = [row["seconds"] for row in rows]
+    return {
+        "questions": len(rows),
+        "failed": sum(row["failed"] for row in rows),
+        "p50_s": round(statistics.median(seconds), 2),
+        "p95_s": round(_percentile(seconds, 0.95), 2),
+        "generate_p50_s": round(statistics.median(row.get("generate_s", 0.0) for row in rows), 2),
+        "generated_tokens_p50": statistics.median(row["generated"] for row in rows),
+        "same_as_first": sum(
+            row["said"] is not None and row["said"] == other["said"]
+            for row, other in zip(rows, first, strict=True)
+        ),
+    }
+
+
 def _percentile(values: Sequence[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
@@ -229,20 +303,27 @@ def measure_model(
     every: int,
     narrative_every: int,
     skip_asks: bool,
+    arm_questions: int = 30,
+    arms_only: bool = False,
 ) -> None:
     """Measure the configurations (and, unless ``skip_asks``, ``edgar-rag ask`` cold and warm
-    on every ``every``-th golden dev question and every ``narrative_every``-th narrative one)
-    into the ``model`` entry of ``out``, then its page."""
+    on every ``every``-th golden dev question and every ``narrative_every``-th narrative one,
+    then the arms on ``arm_questions`` narrative questions spread over the set) into the
+    ``model`` entry of ``out``, then its page. ``arms_only`` measures the arms alone, keeping
+    the entry's other figures."""
     data = json.loads(out.read_text(encoding="utf-8"))
     model = assemble_model(model_dir)
     threads = os.cpu_count() or 1
     entry: dict[str, Any] = dict(data.get("model") or {})
-    entry |= {
-        "cpu_flags": cpu_flags(),
-        "threads": threads,
-        "configs": measure_configs(model, tape_prompts(prompts), threads),
-    }
-    if not skip_asks:
+    entry |= {"cpu_flags": cpu_flags(), "threads": threads}
+    if not arms_only:
+        entry["configs"] = measure_configs(model, tape_prompts(prompts), threads)
+    if arm_questions > 0 and (arms_only or not skip_asks):
+        narrative = narrative_questions()
+        spread = narrative[:: max(1, len(narrative) // arm_questions)][:arm_questions]
+        entry["narrative_arms"] = measure_arms(index, model_dir, threads, spread)
+        entry["narrative_arms_of"] = len(narrative)
+    if not skip_asks and not arms_only:
         if not index.is_file():
             raise SystemExit(f"{index} is missing: run `make build/corpus.db` first")
         entry["ask"] = measure_asks(index, model_dir, threads, dev_questions()[::every])
