@@ -88,8 +88,9 @@ def load_llama(model: Path, options: ModelOptions) -> tuple[Llama, bool, str]:
         return params
 
     native.llama_model_default_params = model_params
+    drafted = options.prompt_lookup
     try:
-        llama = llama_cpp.Llama(
+        llama = (_prompt_lookup_llama(drafted) if drafted > 0 else llama_cpp.Llama)(
             model_path=str(model),
             n_ctx=options.ctx,
             n_threads=options.threads,
@@ -116,6 +117,24 @@ def _prompt_lookup(tokens: int) -> dict[str, Any]:
     from llama_cpp.llama_speculative import LlamaPromptLookupDecoding  # noqa: PLC0415
 
     return {"draft_model": LlamaPromptLookupDecoding(num_pred_tokens=tokens), "logits_all": True}
+
+
+def _prompt_lookup_llama(drafted: int) -> Any:
+    """``Llama`` asking for every token's logits only in a batch short enough to be a sampled
+    token and its ``drafted`` tokens, which are checked position by position.
+
+    With a draft model llama-cpp-python 0.3.36 asks for them in every batch, the prompt's too:
+    the output layer runs for each of its ~800 tokens and 151,936 floats a token are copied
+    (about 0.5 GB), where sampling after the prompt reads only its last token's.
+    """
+    import llama_cpp  # noqa: PLC0415
+
+    class PromptLookupLlama(llama_cpp.Llama):
+        def eval(self, tokens: Sequence[int]) -> None:
+            self._logits_all = len(tokens) <= drafted + 1
+            super().eval(tokens)
+
+    return PromptLookupLlama
 
 
 def _messages(body: dict[str, Any]) -> list[dict[str, str]]:
