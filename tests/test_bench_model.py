@@ -26,6 +26,7 @@ def test_the_model_page_shows_asks_of_golden_and_narrative_questions() -> None:
 
 def test_the_model_page_sets_the_narrative_arms_side_by_side() -> None:
     row = {"questions": 30, "failed": 0, "p95_s": 14.0, "generate_p50_s": 8.0}
+    row |= {"model_cpu_p50_s": 9.0}
     model = json.loads((DOCS / "performance.json").read_text(encoding="utf-8"))["model"]
     model |= {
         "narrative_arms": {
@@ -38,7 +39,9 @@ def test_the_model_page_sets_the_narrative_arms_side_by_side() -> None:
     }
     page = "\n".join(render_model(model))
     assert "## Narrative answers, arm by arm" in page
-    assert "| prompt lookup 10 | 30 | 0 | 5.00 | 14.00 | 8.00 | 40 | 0.50x | 29 of 30 |" in page
+    assert (
+        "| prompt lookup 10 | 30 | 0 | 5.00 | 14.00 | 8.00 | 9.00 | 40 | 0.50x | 29 of 30 |" in page
+    )
 
 
 def test_a_corpus_wide_narrative_question_is_asked_with_no_scope() -> None:

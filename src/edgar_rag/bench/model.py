@@ -9,7 +9,8 @@
 3. **Narrative answers, arm by arm** (issue 41): ``edgar-rag ask`` as a new process with the
    model process running, once per arm (prompt-lookup decoding off and on), the arms taking
    each question in turn so a busy machine slows them alike; each arm's answers are compared
-   with the first arm's, word for word.
+   with the first arm's, word for word. Beside the wall seconds, the CPU seconds the arm's
+   model process spent on each answer, which other work on the cores does not inflate.
 
 Written into the ``model`` entry of docs/performance.json and rendered in docs/performance.md;
 the rest of that file is kept as it is.
@@ -34,7 +35,7 @@ import httpx
 
 from edgar_rag.answer.local_model import MODEL_FILE, assemble_model
 from edgar_rag.model.process import ModelProcess
-from edgar_rag.model.state import ModelOptions
+from edgar_rag.model.state import STATE_FILE, ModelOptions, read_state
 
 GOLDEN = Path("data/golden/questions.jsonl")
 NARRATIVE = Path("data/narrative/questions.jsonl")
@@ -240,7 +241,7 @@ def measure_arms(
     embedder), and how many of its answers match the first arm's (text, or decline reason)."""
     runs: dict[str, list[dict[str, Any]]] = {arm.name: [] for arm in ARMS}
     with tempfile.TemporaryDirectory() as scratch, ExitStack() as stack:
-        envs = {}
+        envs, workers = {}, {}
         for number, arm in enumerate(ARMS):
             folder = Path(scratch) / f"arm-{number}"
             folder.mkdir()
@@ -250,14 +251,27 @@ def measure_arms(
             envs[arm.name] = env = _environment(db, folder, threads) | dict(arm.settings)
             stack.callback(subprocess.run, _cli("model", "stop"), env=env, capture_output=True)
             subprocess.run(_cli("model", "start"), env=env, check=True, capture_output=True)
+            state = read_state(folder / STATE_FILE)
+            workers[arm.name] = 0 if state is None else state.pid
         for question in asked:
             for arm in ARMS:
                 command = _cli("ask", question.question, *question.scope_args(), "--json")
-                started = time.perf_counter()
+                cpu, started = _cpu_s(workers[arm.name]), time.perf_counter()
                 done = subprocess.run(command, env=envs[arm.name], check=False, capture_output=True)
-                runs[arm.name].append(_asked(done, time.perf_counter() - started))
+                asked_row = _asked(done, time.perf_counter() - started)
+                asked_row["model_cpu_s"] = _cpu_s(workers[arm.name]) - cpu
+                runs[arm.name].append(asked_row)
     first = runs[ARMS[0].name]
     return {name: _arm_row(rows, first) for name, rows in runs.items()}
+
+
+def _cpu_s(pid: int) -> float:
+    """User and system CPU seconds process ``pid`` has spent (0 when it cannot be read)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _asked(done: subprocess.CompletedProcess[bytes], seconds: float) -> dict[str, Any]:
@@ -282,6 +296,7 @@ def _arm_row(rows: Sequence[dict[str, Any]], first: Sequence[dict[str, Any]]) ->
         "p95_s": round(_percentile(seconds, 0.95), 2),
         "generate_p50_s": round(statistics.median(row.get("generate_s", 0.0) for row in rows), 2),
         "generated_tokens_p50": statistics.median(row["generated"] for row in rows),
+        "model_cpu_p50_s": round(statistics.median(row["model_cpu_s"] for row in rows), 2),
         "same_as_first": sum(
             row["said"] is not None and row["said"] == other["said"]
             for row, other in zip(rows, first, strict=True)

@@ -397,6 +397,8 @@ def _arms_section(arms: dict[str, Any], of: int) -> list[str]:
         f"{asked} of the {of} hand-written narrative questions, spread over the set, each "
         "asked as a new `edgar-rag ask --json` process with the arm's model process running; "
         "the arms take each question in turn. *Generate* is the answer's own generation time; "
+        "*model CPU* the CPU seconds the arm's model process spent on it (other work on the "
+        "cores does not inflate it, as it does the wall seconds); "
         f"*same answer* counts answers (or decline reasons) word for word those of "
         f"{first_name}.",
         "",
@@ -408,6 +410,7 @@ def _arms_section(arms: dict[str, Any], of: int) -> list[str]:
                 "P50 s",
                 "P95 s",
                 "generate P50 s",
+                "model CPU P50 s",
                 "generated tokens P50",
                 "vs first: P50",
                 "same answer",
@@ -420,13 +423,14 @@ def _arms_section(arms: dict[str, Any], of: int) -> list[str]:
                     f"{row['p50_s']:.2f}",
                     f"{row['p95_s']:.2f}",
                     f"{row['generate_p50_s']:.2f}",
+                    f"{row.get('model_cpu_p50_s', 0.0):.2f}",
                     f"{row['generated_tokens_p50']:g}",
                     f"{row['p50_s'] / first['p50_s']:.2f}x",
                     f"{row['same_as_first']} of {row['questions']}",
                 ]
                 for name, row in arms.items()
             ],
-            align="l" + "r" * 8,
+            align="l" + "r" * 9,
         ),
         "",
     ]
