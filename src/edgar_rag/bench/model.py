@@ -258,7 +258,7 @@ def measure_arms(
                 command = _cli("ask", question.question, *question.scope_args(), "--json")
                 cpu, started = _cpu_s(workers[arm.name]), time.perf_counter()
                 done = subprocess.run(command, env=envs[arm.name], check=False, capture_output=True)
-                asked_row = _asked(done, time.perf_counter() - started)
+                asked_row = _asked(done, time.perf_counter() - started) | {"id": question.id}
                 asked_row["model_cpu_s"] = _cpu_s(workers[arm.name]) - cpu
                 runs[arm.name].append(asked_row)
     first = runs[ARMS[0].name]
@@ -301,6 +301,11 @@ def _arm_row(rows: Sequence[dict[str, Any]], first: Sequence[dict[str, Any]]) ->
             row["said"] is not None and row["said"] == other["said"]
             for row, other in zip(rows, first, strict=True)
         ),
+        "differing": [
+            {"id": row["id"], "first": other["said"], "this": row["said"]}
+            for row, other in zip(rows, first, strict=True)
+            if row["said"] != other["said"]
+        ],
     }
 
 

@@ -433,6 +433,14 @@ def _arms_section(arms: dict[str, Any], of: int) -> list[str]:
             align="l" + "r" * 9,
         ),
         "",
+        *[
+            f"Answers of {name} that differ from {first_name}'s: "
+            + ", ".join(f"`{d['id']}`" for d in row["differing"])
+            + " (docs/performance.json holds both texts)."
+            for name, row in arms.items()
+            if row.get("differing")
+        ],
+        "",
     ]
 
 
