@@ -397,8 +397,8 @@ def _arms_section(arms: dict[str, Any], of: int) -> list[str]:
         f"{asked} of the {of} hand-written narrative questions, spread over the set, each "
         "asked as a new `edgar-rag ask --json` process with the arm's model process running; "
         "the arms take each question in turn. *Generate* is the answer's own generation time; "
-        "*model CPU* the CPU seconds the arm's model process spent on it (other work on the "
-        "cores does not inflate it, as it does the wall seconds); "
+        "*model CPU* the CPU seconds the arm's model process spent on it (its threads spin "
+        "while they wait for a core, so other work on the cores inflates it too); "
         f"*same answer* counts answers (or decline reasons) word for word those of "
         f"{first_name}.",
         "",
