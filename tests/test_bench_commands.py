@@ -9,6 +9,7 @@ from pathlib import Path
 
 from edgar_rag.bench.commands import (
     BASELINE,
+    ask_commands,
     measure_commands,
     render_cli,
     summarise,
@@ -51,3 +52,17 @@ def test_the_bench_writes_its_entry_and_the_page_and_readme_show_it(
     assert "| `edgar-rag filings` |" in page
     readme = render_readme_figures(tmp_path)
     assert "`edgar-rag --version` / `--help` / `filings` as new processes" in readme
+
+
+def test_a_question_answered_in_code_is_timed_only_where_its_filing_is_indexed() -> None:
+    index = Path("corpus.db")
+    [(name, argv)] = ask_commands(index, {("AAPL", 2024), ("AAPL", 2025)}).items()
+    assert name == "edgar-rag ask (gross margin, AAPL 2024, in code)"
+    assert argv[1:] == [
+        "ask", "What was Apple's gross margin in fiscal 2024?", "--ticker", "AAPL",
+        "--year", "2024", "--db", "corpus.db",
+    ]  # fmt: skip
+    peaks: dict[str, list[float]] = {}
+    seconds = time_commands({BASELINE: [sys.executable, "-c", "pass"]}, 2, peaks=peaks)
+    summary = summarise(seconds, peaks)
+    assert summary[BASELINE]["peak_mib"] > 1

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -241,6 +242,36 @@ def test_the_real_local_model_quotes_and_cites_a_table_row(process: ModelProcess
     assert bad.json()["error"]["message"] == "messages: each needs a string role and content"
     assert httpx.post(url, content=b"{not json", timeout=10).status_code == 400
     assert process.status() is not None
+
+
+@pytest.mark.slow
+def test_prompt_lookup_decoding_answers_a_long_prompt_as_plain_decoding_does(
+    model_dir: Path,
+) -> None:
+    """Greedy decoding checks each drafted token against the model's own choice, so the text
+    is the same; the prompt is longer than llama.cpp's 512-token batch, which a draft model
+    made llama-cpp-python 0.3.36 fail on unless the worker works around it."""
+    rows = "\n".join(
+        f"Segment {n} net sales | 2025: {n},{n:03d} | (in millions)" for n in range(60)
+    )
+    [message] = RAG_PROMPT.messages
+    long = replace(RAG_PROMPT, messages=(Message("user", rows + "\n" + message.content),))
+    texts = []
+    for drafted in (0, 10):
+        options = replace(OPTIONS, prompt_lookup=drafted)
+        process = ModelProcess(model_dir / MODEL_FILE, model_dir, options)
+        try:
+            generation = LocalModelGenerator(process, timeout_s=300).generate(long)
+            status = process.status()
+            assert status is not None
+            assert status.state.options.prompt_lookup == drafted
+            assert generation.prompt_tokens > 512
+            texts.append(generation.text)
+        finally:
+            process.stop()
+            process.close()
+    assert "416,161" in texts[0]
+    assert texts[1] == texts[0]
 
 
 @pytest.mark.slow

@@ -187,6 +187,53 @@ def test_a_computed_answer_shows_its_formula_with_each_operand_cited(
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("width", [1280, 768, 375])
+def test_the_page_never_scrolls_sideways_with_an_answer_and_its_widest_passage_open(
+    index: SqliteIndex, width: int, tmp_path: Path
+) -> None:
+    """Item 8 prints tables of up to eight columns: open, one made a 1280 px window 1446 px
+    wide and a 375 px one 820 px (issue 41). Such a table scrolls in its own box, the form's
+    controls stay in their card, and a wide window shows the passage beside the answer."""
+    computing = replace(
+        answerer(index, ScriptedGenerator([])),
+        computed=ComputedAnswers(index, load_library()),
+    )
+    with served_page(index, computing) as (page, problems):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.select_option("#company", "ticker:AAPL")
+        page.select_option("#year", "2025")
+        page.fill("#question", "What was Apple's fixed asset turnover ratio in fiscal 2025?")
+        page.click("#ask-button")
+        expect(page.locator("#calculation tr")).to_have_count(3)
+        page.locator("#calculation tr").nth(1).locator(".cite").click()  # PP&E, fiscal 2025
+        quote = page.locator("#passage-text mark")
+        expect(quote).to_contain_text("49,834")
+        expect(quote).to_be_in_viewport()
+        shot = tmp_path / f"page-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print(f"screenshot at {width} px: {shot}")
+
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+        card = _box(page, "#ask-form")
+        for control in ("#company", "#year", "#question", "#gate", "#ask-button"):
+            assert _box(page, control)["right"] <= card["right"], control
+        answer, passage = _box(page, "#answer"), _box(page, "#passage")
+        if width >= 1280:  # beside the answer, in the right half
+            assert passage["left"] >= width / 2
+            assert passage["top"] < answer["bottom"]
+        else:
+            assert passage["top"] >= answer["bottom"]
+    assert problems == []
+
+
+def _box(page: Page, selector: str) -> dict[str, float]:
+    box: dict[str, float] = page.eval_on_selector(
+        selector, "e => e.getBoundingClientRect().toJSON()"
+    )
+    return box
+
+
+@pytest.mark.browser
 def test_the_api_docs_render_from_the_service_alone(index: SqliteIndex, tmp_path: Path) -> None:
     outside: list[str] = []
     problems: list[str] = []

@@ -151,6 +151,7 @@ def _model_options(settings: Settings) -> ModelOptions:
         ctx=settings.model_ctx,
         repack=settings.model_repack,
         idle_s=settings.model_idle_s,
+        prompt_lookup=settings.model_prompt_lookup,
     )
 
 
@@ -178,6 +179,12 @@ def _tape_path(settings: Settings) -> Path:
 def _plain_generator(
     settings: Settings, progress: Progress | None, announce: Announce | None
 ) -> Generator:
+    timeout = settings.generator_timeout_s
+    name = settings.generator
+    if name == "local":  # reached over loopback when first asked: httpx is not imported here
+        from edgar_rag.model.generator import LocalModelGenerator  # noqa: PLC0415
+
+        return LocalModelGenerator(build_model_process(settings, progress, announce), timeout)
     import httpx  # noqa: PLC0415
 
     from edgar_rag.answer.generators import (  # noqa: PLC0415
@@ -186,14 +193,9 @@ def _plain_generator(
         OllamaGenerator,
         OpenAICompatibleGenerator,
     )
-    from edgar_rag.model.generator import LocalModelGenerator  # noqa: PLC0415
 
-    timeout = settings.generator_timeout_s
-    name = settings.generator
     if name == "echo":
         return EchoGenerator()
-    if name == "local":
-        return LocalModelGenerator(build_model_process(settings, progress, announce), timeout)
     http = httpx.Client()
     if name == "openai":
         key = settings.openai_api_key

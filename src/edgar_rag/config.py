@@ -60,6 +60,13 @@ class Settings(BaseSettings):
         description="llama.cpp's weight repacking (extra buffer types); off by default, as "
         "measured in docs/performance.md, and always off on a build that uses AMX",
     )
+    model_prompt_lookup: int = Field(
+        0,
+        ge=0,
+        le=64,
+        description="tokens the local model drafts from its prompt per step (llama.cpp's "
+        "prompt-lookup speculative decoding; 0: off), measured in docs/performance.md",
+    )
     model_idle_s: float = Field(
         900.0, gt=0, description="seconds the local model process waits unused before it stops"
     )

@@ -249,6 +249,11 @@ def bench_cluster(filings: Path, embedders: tuple[str, ...], cache: Path, out: P
     help="Ask every Nth narrative question (data/narrative/questions.jsonl).",
 )  # fmt: skip
 @click.option("--skip-asks", is_flag=True, help="Measure the configurations only.")
+@click.option(
+    "--arm-questions", type=int, default=30, show_default=True,
+    help="Narrative questions each arm (prompt lookup off, on) answers; 0 skips the arms.",
+)  # fmt: skip
+@click.option("--arms-only", is_flag=True, help="Measure the arms only, keeping the rest.")
 @path_option("--out", "docs/performance.json", "The figures; its `model` entry is written.")
 def bench_model(
     index: Path,
@@ -257,6 +262,8 @@ def bench_model(
     every: int,
     narrative_every: int,
     skip_asks: bool,
+    arm_questions: int,
+    arms_only: bool,
     out: Path,
 ) -> None:
     """The local model process, measured as a user meets it (`make bench-model`)."""
@@ -265,6 +272,7 @@ def bench_model(
     measure_model(
         index, model_dir, out, prompts=prompts, every=every,
         narrative_every=narrative_every, skip_asks=skip_asks,
+        arm_questions=arm_questions, arms_only=arms_only,
     )  # fmt: skip
 
 

@@ -6,6 +6,11 @@
    tokens per second.
 2. **``edgar-rag ask`` as a new process**, over golden dev questions on ``build/corpus.db``:
    *cold* (no model process: each call starts one) and *warm* (the process is running).
+3. **Narrative answers, arm by arm** (issue 41): ``edgar-rag ask`` as a new process with the
+   model process running, once per arm (prompt-lookup decoding off and on), the arms taking
+   each question in turn so a busy machine slows them alike; each arm's answers are compared
+   with the first arm's, word for word. Beside the wall seconds, the CPU seconds the arm's
+   model process spent on each answer, which other work on the cores does not inflate.
 
 Written into the ``model`` entry of docs/performance.json and rendered in docs/performance.md;
 the rest of that file is kept as it is.
@@ -30,7 +35,7 @@ import httpx
 
 from edgar_rag.answer.local_model import MODEL_FILE, assemble_model
 from edgar_rag.model.process import ModelProcess
-from edgar_rag.model.state import ModelOptions
+from edgar_rag.model.state import STATE_FILE, ModelOptions, read_state
 
 GOLDEN = Path("data/golden/questions.jsonl")
 NARRATIVE = Path("data/narrative/questions.jsonl")
@@ -45,6 +50,19 @@ class Config:
 
 
 CONFIGS = (Config("repack off", False), Config("repack on", True))
+
+
+@dataclass(frozen=True, slots=True)
+class Arm:
+    name: str
+    settings: tuple[tuple[str, str], ...]
+    """``EDGAR_RAG_*`` variables this arm's ``ask`` and model process run with."""
+
+
+ARMS = (
+    Arm("prompt lookup off", (("EDGAR_RAG_MODEL_PROMPT_LOOKUP", "0"),)),
+    Arm("prompt lookup 10", (("EDGAR_RAG_MODEL_PROMPT_LOOKUP", "10"),)),
+)
 
 
 def cpu_flags() -> list[str]:
@@ -215,6 +233,82 @@ def measure_asks(
     }
 
 
+def measure_arms(
+    db: Path, model_dir: Path, threads: int, asked: Sequence[Question]
+) -> dict[str, Any]:
+    """Each arm's ``edgar-rag ask`` wall seconds per question with its model process running
+    (one process per arm, in a run folder of its own holding the user's model and exported
+    embedder), and how many of its answers match the first arm's (text, or decline reason)."""
+    runs: dict[str, list[dict[str, Any]]] = {arm.name: [] for arm in ARMS}
+    with tempfile.TemporaryDirectory() as scratch, ExitStack() as stack:
+        envs, workers = {}, {}
+        for number, arm in enumerate(ARMS):
+            folder = Path(scratch) / f"arm-{number}"
+            folder.mkdir()
+            for shared in (MODEL_FILE, "embedders"):
+                if (model_dir / shared).exists():
+                    (folder / shared).symlink_to((model_dir / shared).resolve())
+            envs[arm.name] = env = _environment(db, folder, threads) | dict(arm.settings)
+            stack.callback(subprocess.run, _cli("model", "stop"), env=env, capture_output=True)
+            subprocess.run(_cli("model", "start"), env=env, check=True, capture_output=True)
+            state = read_state(folder / STATE_FILE)
+            workers[arm.name] = 0 if state is None else state.pid
+        for question in asked:
+            for arm in ARMS:
+                command = _cli("ask", question.question, *question.scope_args(), "--json")
+                cpu, started = _cpu_s(workers[arm.name]), time.perf_counter()
+                done = subprocess.run(command, env=envs[arm.name], check=False, capture_output=True)
+                asked_row = _asked(done, time.perf_counter() - started) | {"id": question.id}
+                asked_row["model_cpu_s"] = _cpu_s(workers[arm.name]) - cpu
+                runs[arm.name].append(asked_row)
+    first = runs[ARMS[0].name]
+    return {name: _arm_row(rows, first) for name, rows in runs.items()}
+
+
+def _cpu_s(pid: int) -> float:
+    """User and system CPU seconds process ``pid`` has spent (0 when it cannot be read)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _asked(done: subprocess.CompletedProcess[bytes], seconds: float) -> dict[str, Any]:
+    if done.returncode != 0:
+        return {"seconds": seconds, "failed": True, "said": None, "generated": 0}
+    response = json.loads(done.stdout)
+    return {
+        "seconds": seconds,
+        "failed": False,
+        "said": response.get("text") or response.get("reason"),
+        "generated": response["tokens"]["completion"],
+        "generate_s": response.get("timings_ms", {}).get("generate", 0.0) / 1000,
+    }
+
+
+def _arm_row(rows: Sequence[dict[str, Any]], first: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    seconds = [row["seconds"] for row in rows]
+    return {
+        "questions": len(rows),
+        "failed": sum(row["failed"] for row in rows),
+        "p50_s": round(statistics.median(seconds), 2),
+        "p95_s": round(_percentile(seconds, 0.95), 2),
+        "generate_p50_s": round(statistics.median(row.get("generate_s", 0.0) for row in rows), 2),
+        "generated_tokens_p50": statistics.median(row["generated"] for row in rows),
+        "model_cpu_p50_s": round(statistics.median(row["model_cpu_s"] for row in rows), 2),
+        "same_as_first": sum(
+            row["said"] is not None and row["said"] == other["said"]
+            for row, other in zip(rows, first, strict=True)
+        ),
+        "differing": [
+            {"id": row["id"], "first": other["said"], "this": row["said"]}
+            for row, other in zip(rows, first, strict=True)
+            if row["said"] != other["said"]
+        ],
+    }
+
+
 def _percentile(values: Sequence[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
@@ -229,20 +323,27 @@ def measure_model(
     every: int,
     narrative_every: int,
     skip_asks: bool,
+    arm_questions: int = 30,
+    arms_only: bool = False,
 ) -> None:
     """Measure the configurations (and, unless ``skip_asks``, ``edgar-rag ask`` cold and warm
-    on every ``every``-th golden dev question and every ``narrative_every``-th narrative one)
-    into the ``model`` entry of ``out``, then its page."""
+    on every ``every``-th golden dev question and every ``narrative_every``-th narrative one,
+    then the arms on ``arm_questions`` narrative questions spread over the set) into the
+    ``model`` entry of ``out``, then its page. ``arms_only`` measures the arms alone, keeping
+    the entry's other figures."""
     data = json.loads(out.read_text(encoding="utf-8"))
     model = assemble_model(model_dir)
     threads = os.cpu_count() or 1
     entry: dict[str, Any] = dict(data.get("model") or {})
-    entry |= {
-        "cpu_flags": cpu_flags(),
-        "threads": threads,
-        "configs": measure_configs(model, tape_prompts(prompts), threads),
-    }
-    if not skip_asks:
+    entry |= {"cpu_flags": cpu_flags(), "threads": threads}
+    if not arms_only:
+        entry["configs"] = measure_configs(model, tape_prompts(prompts), threads)
+    if arm_questions > 0 and (arms_only or not skip_asks):
+        narrative = narrative_questions()
+        spread = narrative[:: max(1, len(narrative) // arm_questions)][:arm_questions]
+        entry["narrative_arms"] = measure_arms(index, model_dir, threads, spread)
+        entry["narrative_arms_of"] = len(narrative)
+    if not skip_asks and not arms_only:
         if not index.is_file():
             raise SystemExit(f"{index} is missing: run `make build/corpus.db` first")
         entry["ask"] = measure_asks(index, model_dir, threads, dev_questions()[::every])

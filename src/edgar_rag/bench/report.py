@@ -382,7 +382,66 @@ def render_model(model: dict[str, Any]) -> list[str]:
             *_ask_table(ask),
             "",
         ]
+    if "narrative_arms" in model:
+        lines += _arms_section(model["narrative_arms"], model["narrative_arms_of"])
     return lines
+
+
+def _arms_section(arms: dict[str, Any], of: int) -> list[str]:
+    """The narrative arms (issue 41): ``ask`` with the model process running, arm by arm."""
+    first_name, first = next(iter(arms.items()))
+    asked = first["questions"]
+    return [
+        "## Narrative answers, arm by arm",
+        "",
+        f"{asked} of the {of} hand-written narrative questions, spread over the set, each "
+        "asked as a new `edgar-rag ask --json` process with the arm's model process running; "
+        "the arms take each question in turn. *Generate* is the answer's own generation time; "
+        "*model CPU* the CPU seconds the arm's model process spent on it (its threads spin "
+        "while they wait for a core, so other work on the cores inflates it too); "
+        f"*same answer* counts answers (or decline reasons) word for word those of "
+        f"{first_name}.",
+        "",
+        *table(
+            [
+                "arm",
+                "questions",
+                "failed",
+                "P50 s",
+                "P95 s",
+                "generate P50 s",
+                "model CPU P50 s",
+                "generated tokens P50",
+                "vs first: P50",
+                "same answer",
+            ],
+            [
+                [
+                    name,
+                    row["questions"],
+                    row["failed"],
+                    f"{row['p50_s']:.2f}",
+                    f"{row['p95_s']:.2f}",
+                    f"{row['generate_p50_s']:.2f}",
+                    f"{row.get('model_cpu_p50_s', 0.0):.2f}",
+                    f"{row['generated_tokens_p50']:g}",
+                    f"{row['p50_s'] / first['p50_s']:.2f}x",
+                    f"{row['same_as_first']} of {row['questions']}",
+                ]
+                for name, row in arms.items()
+            ],
+            align="l" + "r" * 9,
+        ),
+        "",
+        *[
+            f"Answers of {name} that differ from {first_name}'s: "
+            + ", ".join(f"`{d['id']}`" for d in row["differing"])
+            + " (docs/performance.json holds both texts)."
+            for name, row in arms.items()
+            if row.get("differing")
+        ],
+        "",
+    ]
 
 
 def _ask_table(ask: dict[str, Any]) -> list[str]:
@@ -924,6 +983,21 @@ def _ask_figures(model: dict[str, Any]) -> list[_Figure]:
             _PERFORMANCE,
         )
         for key, what in asked
+    ] + _arm_figures(model)
+
+
+def _arm_figures(model: dict[str, Any]) -> list[_Figure]:
+    if "narrative_arms" not in model:
+        return []
+    arms = model["narrative_arms"]
+    return [
+        (
+            "`edgar-rag ask` as a new process with the model process running, narrative "
+            f"answers, P50 by arm ({next(iter(arms.values()))['questions']} questions, "
+            f"{model['threads']} cores): " + " / ".join(arms),
+            " / ".join(f"{row['p50_s']:.2f} s" for row in arms.values()),
+            _PERFORMANCE,
+        )
     ]
 
 
@@ -939,6 +1013,14 @@ def _cli_figures(cli: dict[str, Any]) -> list[_Figure]:
             ),
             _PERFORMANCE,
         )
+    ] + [
+        (
+            f"`{name}` as a new process, P50 and peak memory, {cli['cpus']} cores",
+            f"{row['p50_s']:.2f} s, {row['peak_mib']:.0f} MiB",
+            _PERFORMANCE,
+        )
+        for name, row in rows.items()
+        if name.startswith("edgar-rag ask") and "peak_mib" in row
     ]
 
 

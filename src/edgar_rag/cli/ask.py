@@ -50,7 +50,6 @@ def ask(
         )
     from edgar_rag.answer.render import response_text  # noqa: PLC0415
     from edgar_rag.api import open_index  # noqa: PLC0415
-    from edgar_rag.service.models import AskResponse  # noqa: PLC0415
 
     draft = _Draft() if not as_json and sys.stdout.isatty() else None
     with open_index(db, progress=AssemblyBar(), announce=announce) as index:
@@ -58,6 +57,8 @@ def ask(
             question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, gate=gate, on_token=draft
         )
     if as_json:
+        from edgar_rag.service.models import AskResponse  # noqa: PLC0415
+
         click.echo(json_text(AskResponse.of(response)))
     else:
         if draft is not None:

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-import httpx
-
-from edgar_rag.answer.generators import GeneratorTimeout, OpenAICompatibleGenerator
 from edgar_rag.answer.local_model import MODEL_NAME
 from edgar_rag.domain import Generation, Prompt, TokenSink
 from edgar_rag.errors import SourceError
 from edgar_rag.model.process import ModelProcess
+
+if TYPE_CHECKING:
+    import httpx
+
+    from edgar_rag.answer.generators import OpenAICompatibleGenerator
 
 _DEATH_WAIT_S = 2.0
 """How long a failed request waits for the worker's exit to show, before blaming the network."""
@@ -30,7 +34,14 @@ class LocalModelGenerator:
     def __init__(self, process: ModelProcess, timeout_s: float) -> None:
         self._process = process
         self._timeout_s = timeout_s
-        self._http = httpx.Client()
+
+    @cached_property
+    def _http(self) -> httpx.Client:
+        """Made on first use, as the process's own (``ModelProcess._http``): a question
+        answered in code imports neither httpx nor the HTTP generators."""
+        import httpx  # noqa: PLC0415
+
+        return httpx.Client()
 
     @property
     def name(self) -> str:
@@ -46,6 +57,11 @@ class LocalModelGenerator:
         return self._ask(lambda client: client.stream(prompt, on_token))
 
     def _ask(self, call: Callable[[OpenAICompatibleGenerator], Generation]) -> Generation:
+        from edgar_rag.answer.generators import (  # noqa: PLC0415
+            GeneratorTimeout,
+            OpenAICompatibleGenerator,
+        )
+
         worker = self._process.ensure()
         client = OpenAICompatibleGenerator(
             self._http, f"{worker.url}/v1", MODEL_NAME, None, self._timeout_s

@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from edgar_rag.errors import SourceError
 from edgar_rag.model.state import (
@@ -35,6 +35,9 @@ from edgar_rag.model.state import (
     is_alive,
     read_state,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 _POLL_S = 0.1
 _HEALTH_TIMEOUT_S = 5.0
@@ -75,7 +78,14 @@ class ModelProcess:
         self._announce = announce
         self._start_timeout_s = start_timeout_s
         self._children: dict[int, subprocess.Popen[bytes]] = {}
-        self._http = httpx.Client(timeout=_HEALTH_TIMEOUT_S)
+
+    @cached_property
+    def _http(self) -> httpx.Client:
+        """Made on first use: a client costs about 0.1 s (its TLS context), which a question
+        answered in code never needs (issue 41), nor httpx's import."""
+        import httpx  # noqa: PLC0415
+
+        return httpx.Client(timeout=_HEALTH_TIMEOUT_S)
 
     def __repr__(self) -> str:
         return f"ModelProcess({str(self.model)!r}, run_dir={str(self.run_dir)!r})"
@@ -85,6 +95,8 @@ class ModelProcess:
         state = read_state(self.state_path)
         if state is None or not is_alive(state.pid):
             return None
+        import httpx  # noqa: PLC0415 (loaded with the client, ``_http``)
+
         try:
             health = self._http.get(f"{state.url}/health").json()
         except (httpx.HTTPError, ValueError):
@@ -151,14 +163,15 @@ class ModelProcess:
                 self._children.pop(pid, None)
 
     def close(self) -> None:
-        self._http.close()
+        if "_http" in self.__dict__:
+            self._http.close()
 
     def _fits(self, state: WorkerState) -> bool:
         wanted = self.options
         have = state.options
         return state.model == str(self.model) and (
-            (have.threads, have.ctx, have.idle_s, have.seed)
-            == (wanted.threads, wanted.ctx, wanted.idle_s, wanted.seed)
+            (have.threads, have.ctx, have.idle_s, have.seed, have.prompt_lookup)
+            == (wanted.threads, wanted.ctx, wanted.idle_s, wanted.seed, wanted.prompt_lookup)
             # The worker turns repacking off on a build that uses AMX: that still fits.
             and (have.repack == wanted.repack or not have.repack)
         )
@@ -176,6 +189,7 @@ class ModelProcess:
             "--repack", "on" if options.repack else "off",
             "--idle-s", f"{options.idle_s:g}",
             "--seed", str(options.seed),
+            "--prompt-lookup", str(options.prompt_lookup),
         ]  # fmt: skip
         with self.log_path.open("ab") as log:
             child = subprocess.Popen(
@@ -277,7 +291,8 @@ def describe_status(status: Status, process: ModelProcess) -> str:
             f"(idle for {status.idle_s:.0f} s; it stops after {options.idle_s:g} s idle)",
             f"model       {state.model}",
             f"settings    {options.threads} threads, {options.ctx} context tokens, "
-            f"weight repacking {'on' if options.repack else 'off'}",
+            f"weight repacking {'on' if options.repack else 'off'}, "
+            f"prompt lookup {options.prompt_lookup or 'off'}",
             f"build       {_build_flags(state.system_info) or state.system_info}",
             f"log         {process.log_path}",
         ]

@@ -40,6 +40,9 @@ class ModelOptions:
     """llama.cpp's extra buffer types (weight repacking); see docs/performance.md."""
     idle_s: float = 900.0
     seed: int = 0
+    prompt_lookup: int = 0
+    """Tokens drafted from the prompt per step (llama.cpp's prompt-lookup speculative
+    decoding); 0 decodes one token at a time."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,18 +88,53 @@ def load_llama(model: Path, options: ModelOptions) -> tuple[Llama, bool, str]:
         return params
 
     native.llama_model_default_params = model_params
+    drafted = options.prompt_lookup
     try:
-        llama = llama_cpp.Llama(
+        llama = (_prompt_lookup_llama(drafted) if drafted > 0 else llama_cpp.Llama)(
             model_path=str(model),
             n_ctx=options.ctx,
             n_threads=options.threads,
             n_threads_batch=options.threads,
             seed=options.seed,
             verbose=False,
+            **_prompt_lookup(options.prompt_lookup),
         )
     finally:
         native.llama_model_default_params = defaults
     return llama, repack, system_info
+
+
+def _prompt_lookup(tokens: int) -> dict[str, Any]:
+    """``Llama``'s arguments for prompt-lookup decoding drafting ``tokens`` a step (none: off).
+
+    A draft model turns on logits for every token, but llama-cpp-python 0.3.36 sizes its logits
+    array by the ``logits_all`` argument, not by that: without ``logits_all=True`` it holds only
+    ``n_batch`` rows and a prompt longer than 512 tokens fails ("could not broadcast input
+    array from shape (2279040,) into shape (0,)").
+    """
+    if tokens <= 0:
+        return {}
+    from llama_cpp.llama_speculative import LlamaPromptLookupDecoding  # noqa: PLC0415
+
+    return {"draft_model": LlamaPromptLookupDecoding(num_pred_tokens=tokens), "logits_all": True}
+
+
+def _prompt_lookup_llama(drafted: int) -> Any:
+    """``Llama`` asking for every token's logits only in a batch short enough to be a sampled
+    token and its ``drafted`` tokens, which are checked position by position.
+
+    With a draft model llama-cpp-python 0.3.36 asks for them in every batch, the prompt's too:
+    the output layer runs for each of its ~800 tokens and 151,936 floats a token are copied
+    (about 0.5 GB), where sampling after the prompt reads only its last token's.
+    """
+    import llama_cpp  # noqa: PLC0415
+
+    class PromptLookupLlama(llama_cpp.Llama):
+        def eval(self, tokens: Sequence[int]) -> None:
+            self._logits_all = len(tokens) <= drafted + 1
+            super().eval(tokens)
+
+    return PromptLookupLlama
 
 
 def _messages(body: dict[str, Any]) -> list[dict[str, str]]:
@@ -348,13 +383,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--repack", choices=["on", "off"], default="off")
     parser.add_argument("--idle-s", type=float, default=900.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--prompt-lookup", type=int, default=0, help="tokens drafted; 0: off")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     faulthandler.enable()
-    options = ModelOptions(args.threads, args.ctx, args.repack == "on", args.idle_s, args.seed)
+    options = ModelOptions(
+        args.threads, args.ctx, args.repack == "on", args.idle_s, args.seed, args.prompt_lookup
+    )
     log(f"loading {args.model} ({options})")
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
