@@ -312,12 +312,12 @@ class Answerer:
             searched_as = replace(question, kind=Kind.NARRATIVE)
             if not asks_figure(text, Kind.NARRATIVE):
                 question = replace(question, metric=())
-        hits, searched = self.searcher.search_timed(searched_as, scope, self.settings.search_k)
-        timings = {
-            "embed": round(searched.embed_ms, 1),
-            "search": round(searched.search_ms + searched.fuse_ms, 1),
-            "compute": compute_ms,
-        }
+        timings = {"compute": compute_ms}
+        hits: list[Hit] = []
+        if not isinstance(planned, Computed):  # answered in code: cited to its own rows
+            hits, searched = self.searcher.search_timed(searched_as, scope, self.settings.search_k)
+            timings["embed"] = round(searched.embed_ms, 1)
+            timings["search"] = round(searched.search_ms + searched.fuse_ms, 1)
         settings = self.settings
         given = hits[: settings.narrative_passages if prose else settings.passages_in_prompt]
         if prose:
@@ -466,6 +466,8 @@ class Answerer:
             other = company_guard(question.text, question.companies, filing)
             if other is not None:
                 return Reason.OUT_OF_SCOPE, other, None
+        if isinstance(prepared.computed, Computed):
+            return None  # answered from the filing's figures, cited to their rows: no passage
         decision = apply_gate(
             gate_name, prepared.question, filing, prepared.hits, self.settings.cosine_threshold
         )
