@@ -67,7 +67,7 @@ from edgar_rag.question.reading import (
     sets_against,
 )
 from edgar_rag.question.request import Premise, Transform
-from edgar_rag.question.words import prose_stems, stem
+from edgar_rag.question.words import names_share, prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_of_day, parse_day
 
@@ -898,15 +898,16 @@ _WHAT_IN_YEAR = re.compile(
 """"What were its net premiums written in 2023?": a figure of a year, whatever it measures."""
 
 
-_PERCENTAGE = re.compile(
-    r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b|\bwhat\s+percent", re.I
-)
+_WHAT_PERCENT = re.compile(r"\bwhat\s+percent", re.I)
 
 
 def _asks_percentage(question: Question) -> bool:
     """The question asks a percentage: a percent change, a change in points, a share."""
     changes = (Transform.PERCENT_CHANGE, Transform.POINT_CHANGE)
-    return question.asked.transform in changes or _PERCENTAGE.search(question.text) is not None
+    text = question.text
+    return (
+        question.asked.transform in changes or names_share(text) or bool(_WHAT_PERCENT.search(text))
+    )
 
 
 def _asks_amount_only(question: Question) -> bool:

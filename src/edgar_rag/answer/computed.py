@@ -34,7 +34,7 @@ from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, asks_for_prose
 from edgar_rag.question.request import Premise, Request, Transform, read_request
-from edgar_rag.question.words import COUNTED_AS, lower_words
+from edgar_rag.question.words import COUNTED_AS, lower_words, names_share
 from edgar_rag.rules import LEGAL_FORMS, display_name, name_words
 
 
@@ -207,7 +207,7 @@ class ComputedAnswers:
         words = plan.words if plan is not None else ()
         if _HOW_MUCH_OF.search(request.measure_text):
             return None  # "how much of its revenue came from X": an amount or a share, unsaid
-        share = not words and _SHARE.search(request.measure_text) is not None
+        share = not words and names_share(request.measure_text)  # the part's line over the whole
         if (plan is not None and plan.decline) or not (words or share):
             return None
         facts = self.store.figures(filing_id)
@@ -682,9 +682,6 @@ def _printed(calculation: Calculation) -> str:
 
 _WRITTEN_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _HOW_MUCH_OF = re.compile(r"\bhow\s+much\s+of\b", re.I)
-_SHARE = re.compile(r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b", re.I)
-"""A share asked ("what share of revenue came from Data Center"): a part's line over the
-company's."""
 
 
 def _items_of(formula: Expr) -> list[str]:

@@ -187,6 +187,15 @@ _HOW_MANY = re.compile(
     re.IGNORECASE,
 )
 """A count or an amount asked for: the words that say of what ("how many stores did")."""
+_SHARE_OF = re.compile(r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b", re.I)
+
+
+def names_share(text: str) -> bool:
+    """``text`` asks a part of a whole ("what share of revenue", "the percentage of sales"): a
+    percentage answers it."""
+    return _SHARE_OF.search(text) is not None
+
+
 _PORTION = re.compile(
     r"\bwhat\s+(?:share|percentage|percent|portion|proportion|fraction)\s+of\b", re.IGNORECASE
 )
