@@ -531,3 +531,42 @@ def test_a_move_the_passages_deny_is_a_false_premise(index: SqliteIndex) -> None
     response = ask(index, "Why did Apple's Greater China net sales rise in fiscal 2025?", "AAPL",
                    2025, model)  # fmt: skip
     assert response.reason is Reason.FALSE_PREMISE, response.detail
+
+
+def test_a_line_the_library_does_not_name_is_answered_by_its_printed_label(
+    index: SqliteIndex,
+) -> None:
+    """The filing's own row labels stand in where the library has no name: a lookup, a part's
+    line (the label of a segment table), and a change, each cited to the row that prints it."""
+    paid = ask(
+        index, "What were Home Depot's payments for businesses acquired, net in fiscal 2024?",
+        "HD", 2024,
+    )  # fmt: skip
+    assert paid.generator == COMPUTED, paid.detail
+    assert "payments for businesses acquired, net were $17,644 million in fiscal 2024" in (
+        paid.text or ""
+    )
+    assert (
+        "Payments for businesses acquired, net | Fiscal 2024: (17,644)" in paid.citations[0].quote
+    )
+    segment = ask(
+        index, "What was Home Depot's Primary segment operating income in fiscal 2024?", "HD", 2024
+    )
+    assert segment.generator == COMPUTED, segment.detail
+    assert "$21,313 million" in (segment.text or "")  # consolidated operating income is 21,526
+    change = ask(
+        index,
+        "By what percentage did Home Depot's interest income and other, net change in fiscal 2024?",
+        "HD", 2024,
+    )  # fmt: skip
+    assert (change.text or "").startswith(
+        "Home Depot's interest income and other, net rose 12.9% from fiscal 2023 to fiscal 2024:"
+    )
+
+
+def test_a_line_saying_more_than_the_question_is_left_to_the_model(index: SqliteIndex) -> None:
+    response = ask(
+        index, "What were Home Depot's earnings from discontinued operations in fiscal 2024?",
+        "HD", 2024, model=Refusing(),
+    )  # fmt: skip
+    assert response.generator != COMPUTED

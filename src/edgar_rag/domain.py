@@ -314,6 +314,10 @@ class FigureReader(Protocol):
         by ordinal."""
         ...
 
+    def table_passages(self, filing_id: int) -> dict[int, Passage]:
+        """The filing's table chunks, by ordinal: the lines it prints figures on."""
+        ...
+
 
 class FilingReader(Protocol):
     """The stored filings as listing, quoting and copying read them."""

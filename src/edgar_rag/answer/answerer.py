@@ -38,6 +38,7 @@ from edgar_rag.answer.prose_dates import event_day
 from edgar_rag.answer.verify import (
     Verdict,
     markers_in,
+    split_sentences,
     strip_markers,
     verify_answer,
     without_cut_tail,
@@ -67,7 +68,7 @@ from edgar_rag.question.reading import (
     sets_against,
 )
 from edgar_rag.question.request import Premise, Transform
-from edgar_rag.question.words import names_share, prose_stems, stem
+from edgar_rag.question.words import lower_words, names_share, prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_of_day, parse_day
 
@@ -925,9 +926,26 @@ def _act_unsaid(question: Question, verdict: Verdict, passages: Mapping[int, str
     taken = question.asked.premise
     if taken is None or not taken.said_by or not verdict.cited:
         return None
-    if any(word.startswith(taken.said_by) for word in _cited_stems(verdict, passages)):
-        return None
+    about = {stem(w) for w in lower_words(taken.subject) if len(w) > 2} - _NOT_SUBJECT
+    for marker in verdict.cited:
+        for sentence in split_sentences(strip_markers(passages.get(marker, ""))):
+            if _HEDGED.search(sentence):
+                continue  # "we may suspend dividends": no suspension said
+            stems = prose_stems(sentence)
+            if any(word.startswith(taken.said_by) for word in stems) and (
+                not about or about & stems
+            ):
+                return None
     return f"'{taken.said}'"
+
+
+_HEDGED = re.compile(
+    r"\b(?:may|might|could|would|should|can|cannot|if|whether|unless|no\s+assurance|"
+    r"subject\s+to|intend\w*|plan(?:s|ned)?\s+to|expect\w*|not)\b",
+    re.IGNORECASE,
+)
+"""A sentence that says an act only as a possibility, a plan or a negation."""
+_NOT_SUBJECT = frozenset(stem(w) for w in "its their the our company business fiscal year".split())
 
 
 _MOVED = {

@@ -26,14 +26,27 @@ from edgar_rag.errors import NotFoundError
 from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDecline, Operand
 from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
 from edgar_rag.figures.formula import Binary, Expr, Ref, map_refs, refs, render, shift
-from edgar_rag.figures.library import MetricLibrary, ResultUnit
+from edgar_rag.figures.library import LineItem, MetricLibrary, ResultUnit
 from edgar_rag.figures.parts import find_part
-from edgar_rag.figures.plan import ComputationPlan, Unplanned, compute_plan, plan_computation
+from edgar_rag.figures.plan import (
+    ComputationPlan,
+    Plan,
+    Unplanned,
+    compute_plan,
+    plan_computation,
+)
+from edgar_rag.figures.printed import (
+    PrintedLine,
+    line_figures,
+    lines_labelled,
+    match_line,
+    printed_lines,
+)
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure
 from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, asks_for_prose
-from edgar_rag.question.request import Premise, Request, Transform, read_request
+from edgar_rag.question.request import Premise, Request, Transform, open_words, read_request
 from edgar_rag.question.words import COUNTED_AS, lower_words, names_share
 from edgar_rag.rules import LEGAL_FORMS, display_name, name_words
 
@@ -45,6 +58,8 @@ class FigureStore(Protocol):
     def figures(self, filing_id: int) -> list[Fact]: ...
 
     def passages_at(self, filing_id: int, ordinals: Sequence[int]) -> dict[int, Passage]: ...
+
+    def table_passages(self, filing_id: int) -> dict[int, Passage]: ...
 
     def resolve_scope(
         self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
@@ -104,13 +119,17 @@ class ComputedAnswers:
             return None
         plan = plan_computation(question.text, self.library, question.asked)
         if isinstance(plan, FormulaDecline):
+            plan = self._printed_formula(question.text, question.asked, plan, filing_id)
+        if isinstance(plan, FormulaDecline):
             return Uncomputable(Reason.MISSING_FIGURE, plan.detail)
         if plan is None or isinstance(plan, Unplanned):
-            parted = self._part_plan(question.text, question.asked, plan, filing_id, filing.company)
-            if parted is None:
+            found = self._filing_plan(
+                question.text, question.asked, plan, filing_id, filing.company
+            )
+            if found is None:
                 return None if plan is None else _unplanned(plan, question)
-            plan = parted
-        if question.kind is Kind.NARRATIVE and plan.source == "lookup" and plan.part is None:
+            plan = found  # its words are all the filing's line's: no prose is left to ask
+        elif question.kind is Kind.NARRATIVE and plan.source == "lookup":
             # A line item named in a question the words call prose ("What are the terms of
             # its debt?") is no request for the figure; a metric or a formula named outright
             # ("the etr", "X is defined as") is one, however the rest is worded.
@@ -120,6 +139,8 @@ class ComputedAnswers:
         if isinstance(result, MissingFigure | CalculationDecline):
             of = f"of {plan.part.name}, " if plan.part is not None else ""
             return Uncomputable(Reason.MISSING_FIGURE, of + result.detail)
+        if self._defined_otherwise(plan, filing_id, result):
+            return None
         written = self._write([(plan, filing, result)], header_years)
         if isinstance(written, Uncomputable):
             return written
@@ -147,8 +168,10 @@ class ComputedAnswers:
             subject = _LOSS.sub(lambda m: f"{m['kind'] or 'net '}income", subject.lower())
         subject = _DIVIDEND.sub("dividends paid", subject)
         plan = plan_computation(subject, self.library, read_request(subject))
-        if isinstance(plan, Unplanned):
-            plan = self._part_plan(subject, read_request(subject), plan, filing_id, filing.company)
+        if plan is None or isinstance(plan, Unplanned):
+            plan = self._filing_plan(
+                subject, read_request(subject), plan, filing_id, filing.company
+            )
         if not isinstance(plan, ComputationPlan) or plan.source == "stated":
             return None
         year = max(request.years, default=filing.fiscal_year)
@@ -196,6 +219,89 @@ class ComputedAnswers:
             f"from {before.text()} in fiscal {year - 1} to {now.text()} in fiscal {year}"
             f"{_printed(now)}",
         )
+
+    def _defined_otherwise(
+        self, plan: ComputationPlan, filing_id: int, result: Calculation
+    ) -> bool:
+        """The filing prints its own figure of the library metric computed (a non-GAAP
+        measure's reconciliation: "Free cash flow | 2023: 43,010") and no line of it prints
+        the figure computed: the filer defines the measure otherwise, and its own definition,
+        not the library's, answers the question (the model quotes it from the passages)."""
+        metric = self.library.metrics.get(plan.name)
+        if metric is None or plan.part is not None or plan.transform is not Transform.LEVEL:
+            return False
+        tables = (p.chunk.text for p in self.store.table_passages(filing_id).values())
+        percent = result.unit in (ResultUnit.PERCENT, ResultUnit.POINTS)
+        own = [
+            figures
+            for line in lines_labelled((metric.name, *metric.synonyms), tables)
+            for figures in [line_figures(line)]
+            if figures and all(percent == is_percent for _, _, is_percent in figures)
+        ]  # Apple's "Gross margin" row prints dollars: no gross margin of the library's unit
+        value = abs(result.value).scaleb(-result.scale)  # a dollar figure in its scale
+        return bool(own) and not any(
+            round(value, places) == printed for figures in own for printed, places, _ in figures
+        )
+
+    def _filing_plan(
+        self, text: str, request: Request, plan: Unplanned | None, filing_id: int, company: str
+    ) -> ComputationPlan | None:
+        """A plan of what the library alone could not plan, read in the filing itself: a part
+        of the company it tags (``_part_plan``), else a line it prints (``_printed_plan``)."""
+        parted = self._part_plan(text, request, plan, filing_id, company)
+        return parted if parted is not None else self._printed_plan(text, request, plan, filing_id)
+
+    def _printed_plan(
+        self, text: str, request: Request, plan: Unplanned | None, filing_id: int
+    ) -> ComputationPlan | None:
+        """The plan of a line the filing prints under the question's own words ("fuel expense":
+        ``Operating expenses: Fuel``) where the library names no figure the question asks;
+        None when no one line fits (``figures.printed``) or the plan leaves words open."""
+        if plan is not None and plan.decline:
+            return None
+        line = match_line(request.open_words, lower_words(text), self._printed_lines(filing_id))
+        if not isinstance(line, PrintedLine):
+            return None
+        said = set(lower_words(text))  # the label's words the question writes, filler or not
+        named = [*request.open_words, *(w for w in lower_words(line.label) if w in said)]
+        item = line.item(_phrase(request.measure_text, named), line.says_all(request.open_words))
+        library = replace(self.library, items={**self.library.items, item.key: item})
+        again = plan_computation(text, library, request)
+        if not isinstance(again, ComputationPlan) or again.source == "stated":
+            return None
+        if item.key not in _items_of(again.formula):
+            return None
+        return replace(again, items=(item,))
+
+    def _printed_formula(
+        self, text: str, request: Request, decline: FormulaDecline, filing_id: int
+    ) -> ComputationPlan | FormulaDecline:
+        """The question's own formula with each phrase the library cannot name read as the
+        line the filing prints under those words ("purchases related to property and equipment
+        and intangible assets"); the decline as it was when a phrase names no one line."""
+        lines: list[PrintedLine] | None = None
+        library, items = self.library, list[LineItem]()
+        plan: Plan | None = decline
+        while isinstance(plan, FormulaDecline) and plan.phrase and len(items) < _MOST_PHRASES:
+            lines = self._printed_lines(filing_id) if lines is None else lines
+            line = match_line(open_words(plan.phrase), lower_words(plan.phrase), lines)
+            if not isinstance(line, PrintedLine):
+                return decline
+            item = line.item(plan.phrase)
+            library = replace(library, items={**library.items, item.key: item})
+            items.append(item)
+            plan = plan_computation(text, library, request)
+        if not isinstance(plan, ComputationPlan) or not items:
+            return decline
+        return replace(plan, items=(*plan.items, *items))
+
+    def _printed_lines(self, filing_id: int) -> list[PrintedLine]:
+        """The labelled lines of the filing's tables (``figures.printed``)."""
+        texts = {
+            ordinal: (passage.chunk.start, passage.chunk.text)
+            for ordinal, passage in self.store.table_passages(filing_id).items()
+        }
+        return printed_lines(self.store.figures(filing_id), texts)
 
     def _part_plan(
         self, text: str, request: Request, plan: Unplanned | None, filing_id: int, company: str
@@ -333,9 +439,12 @@ class ComputedAnswers:
         companies."""
         plan = plan_computation(question.text, self.library, question.asked)
         filing, filing_id = scope.filing, scope.filing_id
-        if isinstance(plan, Unplanned) and filing is not None and filing_id is not None:
-            # one company's part over years ("Greater China net sales in 2025 and 2024")
-            parted = self._part_plan(question.text, question.asked, plan, filing_id, filing.company)
+        if (plan is None or isinstance(plan, Unplanned)) and filing is not None and filing_id:
+            # one company's part or printed line over years ("Greater China net sales in 2025
+            # and 2024")
+            parted = self._filing_plan(
+                question.text, question.asked, plan, filing_id, filing.company
+            )
             plan = parted if parted is not None and len(question.years) >= 2 else plan
         if isinstance(plan, Unplanned):
             return _unplanned(plan, question)
@@ -360,6 +469,8 @@ class ComputedAnswers:
             result = self._compute_in(filing_id, filing, plan, year or filing.fiscal_year)
             if isinstance(result, MissingFigure | CalculationDecline):
                 unanswered.append(f"for {display_company(filing.company)}: {result.detail}")
+            elif self._defined_otherwise(plan, filing_id, result):
+                return None
             else:
                 parts.append((plan, filing, result))
         if not parts:
@@ -382,7 +493,7 @@ class ComputedAnswers:
         filing: FilingMeta,
         years: frozenset[int],
         header_years: HeaderYears,
-    ) -> Computed | Uncomputable:
+    ) -> Computed | Uncomputable | None:
         """One company's figure in each year the question names (newest first), each cited to
         its column, and the change from the earliest to the latest computed from the same
         cited figures."""
@@ -398,7 +509,7 @@ class ComputedAnswers:
         jobs = [(replace(plan, fiscal_year=year), filing_id, filing, year) for year in asked]
         jobs.append((replace(change, fiscal_year=latest), filing_id, filing, latest))
         written = self._compute_all(jobs, header_years)
-        if isinstance(written, Uncomputable):
+        if written is None or isinstance(written, Uncomputable):
             return written
         text, citations, shown = written
         detail = "each year's figure and the change computed in code from the cited figures"
@@ -408,14 +519,17 @@ class ComputedAnswers:
         self,
         jobs: Sequence[tuple[ComputationPlan, int, FilingMeta, int]],
         header_years: HeaderYears,
-    ) -> tuple[str, tuple[Citation, ...], tuple[dict[str, object], ...]] | Uncomputable:
+    ) -> tuple[str, tuple[Citation, ...], tuple[dict[str, object], ...]] | Uncomputable | None:
         """Each plan computed for its year in its filing, then written and checked as one
-        answer; the first that cannot be computed declines it."""
+        answer; the first that cannot be computed declines it, and None when a filing defines
+        the metric otherwise (``_defined_otherwise``)."""
         parts: list[tuple[ComputationPlan, FilingMeta, Calculation]] = []
         for plan, filing_id, filing, year in jobs:
             result = self._compute_in(filing_id, filing, plan, year)
             if isinstance(result, MissingFigure | CalculationDecline):
                 return Uncomputable(Reason.MISSING_FIGURE, result.detail)
+            if self._defined_otherwise(plan, filing_id, result):
+                return None
             parts.append((plan, filing, result))
         return self._write(parts, header_years)
 
@@ -617,13 +731,15 @@ def _higher(parts: Sequence[tuple[ComputationPlan, FilingMeta, Calculation]], na
 def _verb(label: str) -> str:
     """``were`` for a plural line item ("capital expenditures", "total assets", "net sales"),
     else ``was`` ("revenue", "cost of sales", "dividends paid" were: its noun is plural)."""
-    words = label.lower().split()
-    head_words = words[: words.index("of")] if "of" in words else words
+    words = [word.strip(",;") for word in label.lower().split()]
+    cut = next((i for i, word in enumerate(words) if i and word in _PREPOSITIONS), len(words))
+    head_words = words[:cut]  # "return on assets" was, "payments for businesses" were
     head = next((w for w in reversed(head_words) if w not in _PARTICIPLES), head_words[-1])
     return "were" if head.endswith("s") and not head.endswith(("ss", "us", "is")) else "was"
 
 
 _PARTICIPLES = frozenset({"paid", "declared", "net", "received", "used", "provided"})
+_PREPOSITIONS = frozenset({"of", "on", "for", "from", "to", "in", "by", "attributable"})
 
 
 def _result_in_words(plan: ComputationPlan, calculation: Calculation, name: str) -> str:
@@ -682,6 +798,23 @@ def _printed(calculation: Calculation) -> str:
 
 _WRITTEN_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _HOW_MUCH_OF = re.compile(r"\bhow\s+much\s+of\b", re.I)
+
+
+_MOST_PHRASES = 6
+"""The most phrases of a question's formula read as printed lines."""
+
+
+def _phrase(measure: str, words: Sequence[str]) -> str:
+    """The stretch of ``measure`` from the first of ``words`` to the last, as written: the
+    question's own name for the figure it asks."""
+    lowered = measure.lower()
+    spans = [
+        (m.start(), m.end())
+        for word in words
+        for m in re.finditer(rf"(?<![\w&'’-]){re.escape(word)}(?![\w&-])", lowered)
+    ]
+    start, end = min(s for s, _ in spans), max(e for _, e in spans)
+    return measure[start:end]
 
 
 def _items_of(formula: Expr) -> list[str]:

@@ -29,9 +29,11 @@ class FormulaError(ValueError):
     """A formula that cannot be used: it does not parse, names an unknown line item, or mixes
     units. ``kind`` says which, for a typed decline; ``str()`` says why in words."""
 
-    def __init__(self, kind: FormulaProblem, message: str) -> None:
+    def __init__(self, kind: FormulaProblem, message: str, phrase: str = "") -> None:
         super().__init__(message)
         self.kind = kind
+        self.phrase = phrase
+        """The words that name no line item, for ``UNKNOWN_LINE_ITEM``."""
 
 
 class FormulaProblem(StrEnum):

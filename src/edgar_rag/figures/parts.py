@@ -15,7 +15,7 @@ from edgar_rag.figures.resolve import part_of
 
 _GENERIC = frozenset(
     "segment segments business businesses division divisions reportable unit units category "
-    "categories line lines group".split()
+    "categories line lines group end-market end-markets market markets".split()
 )
 """Words a question puts beside a part's name that its member does not spell."""
 _JOINING = frozenset({"and", "the", "of", "&"})

@@ -179,9 +179,18 @@ _OF_SEGMENTS = ("srt:ConsolidationItemsAxis", "us-gaap:OperatingSegmentsMember")
 """The pair filings since ASU 2023-07 add to each segment's facts, which names no part."""
 
 
+def _all_segments(pair: tuple[str, str]) -> bool:
+    axis, member = pair
+    return axis == "us-gaap:StatementBusinessSegmentsAxis" and "ReportableSegment" in member
+
+
 def part_of(fact: Fact) -> tuple[str, str] | None:
-    """The one (axis, member) of a part a fact is tagged with, else None."""
+    """The one (axis, member) of a part a fact is tagged with, else None. A product line's
+    figure tagged also with the member of all the reportable segments together (Union
+    Pacific's ``unp:ReportableSegmentMember`` beside ``unp:BulkMember``) is that line's."""
     pairs = [pair for pair in fact.dimensions if pair != _OF_SEGMENTS]
+    if len(pairs) == 2:
+        pairs = [pair for pair in pairs if not _all_segments(pair)] or pairs
     if len(pairs) != 1 or pairs[0][0] not in PART_AXES:
         return None
     return pairs[0]

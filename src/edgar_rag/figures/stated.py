@@ -53,6 +53,8 @@ class StatedFormula:
 class FormulaDecline:
     problem: FormulaProblem
     detail: str
+    phrase: str = ""
+    """The words of the formula that name no line item (``UNKNOWN_LINE_ITEM``)."""
 
 
 _NAME = r"(?P<name>[^.?!:;]{1,80}?)"
@@ -77,7 +79,8 @@ _SPAN = re.compile(
     r"\b(?P<kind>average|change\s+in)\s+(?P<phrase>[^()+\-*/]+?)\s+between\s+"
     r"fy\s?(?P<first>\d{4})\s+and\s+fy\s?(?P<last>\d{4})"
 )
-_SPLIT = re.compile(r"(\s*[()+\-*/^]\s*)")
+_SPLIT = re.compile(r"(\s*(?:[()+*/^]|(?<![a-z])-|-(?![a-z]))\s*)")
+"""Operators between phrases; a hyphen inside a word ("short-term debt") is none."""
 _LEADING_YEAR = re.compile(r"^fy\s?(\d{4})\s+(.+)$")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _DECIMALS = re.compile(r"\b(one|two|three|four|zero|\d)\s+decimal\s+place", re.IGNORECASE)
@@ -102,7 +105,9 @@ def read_stated_formula(
         formula = _as_asked(question, name, parse_formula(text), library, anchor)
         measured = dimension(formula, library.dimensions)
     except FormulaError as error:
-        return FormulaDecline(error.kind, f"the question's formula for {name}: {error}")
+        return FormulaDecline(
+            error.kind, f"the question's formula for {name}: {error}", error.phrase
+        )
     unit, scale = _unit(question, name, measured)
     if unit.dimension != measured:
         return FormulaDecline(
@@ -238,13 +243,16 @@ def _phrase(
     metric = library.find_metric(phrase)
     if metric is not None and metric.synonyms and phrase in metric.synonyms:
         return f"({render(metric.formula)})"
-    raise FormulaError(FormulaProblem.UNKNOWN_LINE_ITEM, f"{phrase!r} names no line item")
+    raise FormulaError(FormulaProblem.UNKNOWN_LINE_ITEM, f"{phrase!r} names no line item", phrase)
 
 
 def _item_key(phrase: str, library: MetricLibrary) -> str:
-    item = library.item_named(phrase.strip().removeprefix("the "))
+    named = phrase.strip().removeprefix("the ")
+    item = library.item_named(named)
     if item is None:
-        raise FormulaError(FormulaProblem.UNKNOWN_LINE_ITEM, f"{phrase!r} names no line item")
+        raise FormulaError(
+            FormulaProblem.UNKNOWN_LINE_ITEM, f"{phrase!r} names no line item", named
+        )
     return item.key
 
 

@@ -27,6 +27,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import DictRow, dict_row
 
 from edgar_rag.domain import (
+    ChunkKind,
     EmbedderIdentity,
     Fact,
     FactRef,
@@ -661,6 +662,15 @@ class PostgresIndex:
             'SELECT id, filing_id, ordinal, item, title, start, "end", kind, text '
             "FROM chunks WHERE filing_id = %s AND cik = %s AND ordinal = ANY(%s)",
             (filing_id, self._cik_of(filing_id), list(ordinals)),
+        ).fetchall()
+        found = passages_from_rows(rows, self.filing_meta)
+        return {passage.chunk.ordinal: passage for passage in found.values()}
+
+    def table_passages(self, filing_id: int) -> dict[int, Passage]:
+        rows = self.db.execute(
+            'SELECT id, filing_id, ordinal, item, title, start, "end", kind, text '
+            "FROM chunks WHERE filing_id = %s AND cik = %s AND kind = %s",
+            (filing_id, self._cik_of(filing_id), ChunkKind.TABLE.value),
         ).fetchall()
         found = passages_from_rows(rows, self.filing_meta)
         return {passage.chunk.ordinal: passage for passage in found.values()}

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from edgar_rag.domain import (
+    ChunkKind,
     EmbedderIdentity,
     Fact,
     FactRef,
@@ -507,6 +508,15 @@ class SqliteIndex:
             f'SELECT id, filing_id, ordinal, item, title, start, "end", kind, text '
             f"FROM chunks WHERE filing_id = ? AND ordinal IN ({marks})",
             [filing_id, *ordinals],
+        ).fetchall()
+        found = passages_from_rows(rows, self.filing_meta)
+        return {passage.chunk.ordinal: passage for passage in found.values()}
+
+    def table_passages(self, filing_id: int) -> dict[int, Passage]:
+        rows = self.db.execute(
+            'SELECT id, filing_id, ordinal, item, title, start, "end", kind, text '
+            "FROM chunks WHERE filing_id = ? AND kind = ?",
+            (filing_id, ChunkKind.TABLE.value),
         ).fetchall()
         found = passages_from_rows(rows, self.filing_meta)
         return {passage.chunk.ordinal: passage for passage in found.values()}

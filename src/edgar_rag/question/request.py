@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from edgar_rag.question.words import stem
 from edgar_rag.rules import SMALL_NUMBERS
 
 
@@ -69,7 +70,9 @@ class TakenForGranted:
     def said_by(self) -> tuple[str, ...]:
         """Beginnings of the words a passage says the act in ("increas", "grew", "rose" for
         growth; "exit", "withdr", "ceas" for an exit)."""
-        return _SAID_BY.get(self.premise if self.premise is not Premise.EVENT else self.event, ())
+        if self.premise is not Premise.EVENT:
+            return _SAID_BY.get(self.premise, ())
+        return _SAID_BY.get(self.event) or (stem(self.event.removesuffix("e")),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +202,27 @@ _PREMISES: tuple[tuple[re.Pattern[str], Premise | None], ...] = (
             re.I,
         ),
         None,
+    ),
+    (
+        re.compile(
+            r"\b(?:what|which)\s+(?:\w+\s+){0,3}?(?:drove|drives|driving|caused|causes|led\s+to|"
+            r"explains?|contributed\s+to|(?:was|were|is|are)\s+behind|fueled|fuelled|powered)\s+"
+            r"(?P<said>(?:the\s+|its\s+|[\w.&]+['’]s?\s+)?(?:strong\s+|sharp\s+|significant\s+|"
+            r"large\s+)?(?P<subject>(?:[\w&-]+\s+){0,3}?[\w&-]+)\s+(?P<event>growth|increase|rise|"
+            r"improvement|expansion|jump|surge|gain|decline|decrease|drop|fall|contraction|"
+            r"deterioration|reduction))\b(?!\s+(?:in|of)\s+(?!(?:fiscal\s+|fy\s*)?\d{4}\b))",
+            re.I,
+        ),
+        None,
+    ),
+    (
+        re.compile(
+            r"\b(?:what|which)\s+(?:\w+\s+){0,3}?(?:caused|led|drove|made|pushed|forced)\s+"
+            r"(?P<said>(?P<subject>(?:[\w.&'’-]+\s+){1,6}?to\s+(?:post|report|record|incur|suffer|"
+            r"book|have|show)\s+an?\s+(?:net\s+|operating\s+)?loss(?:es)?))\b",
+            re.I,
+        ),
+        Premise.LOSS,
     ),
     (
         re.compile(
@@ -402,7 +426,7 @@ def read_request(
     for found in (cagr, points, mean, percent_change, dollar_change, growth, *changes, *spans):
         if found is not None and (transform is not Transform.LEVEL or found in spans):
             measure = blank(measure, ((found.start(), found.end()),))
-    premise = _premise(text)
+    premise = _premise(text) or _act_of_company(text, company_spans)
     measure = _blank_matches(_AVERAGE_BALANCE, measure)  # its "closing" is no year-end balance
     year_end = _YEAR_END.search(measure) is not None
     measure = _blank_matches(_YEAR_END, measure)
@@ -490,6 +514,40 @@ def _premise(text: str) -> TakenForGranted | None:
     return TakenForGranted(
         Premise.EVENT, " ".join(act["subject"].split()), " ".join(act["said"].split()),
         act.span("subject"), _ACT_OF.get(event, event),
+    )  # fmt: skip
+
+
+_WHY_DID = re.compile(r"^\W*why\s+(?:did|has|have|would)\s+", re.I)
+_ACTED = re.compile(r"\s+(?P<event>[a-z]{3,})\s+(?P<subject>[^?.;]+)", re.I)
+_NO_ACT = frozenset(
+    "have has had make made do did need use used see take took get got choose chose decide "
+    "decided want expect plan continue say said report record disclose include includes keep "
+    "consider believe view treat account present show change classify".split()
+)
+"""Verbs after "why did <company>" that state no act a passage must say ("why did it decide
+to", "why did it report"): what follows them is the question's topic."""
+
+
+def _act_of_company(
+    text: str, company_spans: tuple[tuple[int, int], ...]
+) -> TakenForGranted | None:
+    """The act a "why did <company> <verb> ..." question takes for granted, its verb right
+    after the company's name ("Why did Visa walk away from its planned acquisition of Pismo?":
+    a walking away), which only a passage saying it can back; None when the question is not
+    of that form or the verb states no act."""
+    why = _WHY_DID.match(text)
+    start = next((s for s, _ in company_spans if why and s == why.end()), None)
+    if why is None or start is None:
+        return None
+    end = next(e for s, e in company_spans if s == start)
+    acted = _ACTED.match(text, end)
+    if acted is None or acted["event"].lower() in _NO_ACT:
+        return None
+    event = acted["event"].lower()
+    return TakenForGranted(
+        Premise.EVENT, " ".join(acted["subject"].split()),
+        " ".join(text[acted.start("event") : acted.end("subject")].split()),
+        acted.span("subject"), event,
     )  # fmt: skip
 
 

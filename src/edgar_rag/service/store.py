@@ -78,6 +78,10 @@ class LockedFigures:
         with self._lock:
             return self._store.passages_at(filing_id, ordinals)
 
+    def table_passages(self, filing_id: int) -> dict[int, Passage]:
+        with self._lock:
+            return self._store.table_passages(filing_id)
+
     def resolve_scope(
         self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
     ) -> Scope:
