@@ -34,6 +34,8 @@ def _gold(value: str, unit: str, scale: int = 0, decimals: int = 1) -> Gold:
         ("Revenue was 416,161.", _gold("416161", "usd", 6, 0), False),
         ("It bought back 7,951 million shares.", _gold("7951", "usd", 6, 0), False),
         ("It bought back $7,951 million of shares.", _gold("7951", "usd", 6, 0), True),
+        ("Sales per square foot were $599.92.", _gold("599.92", "usd", 0, 2), True),
+        ("Sales per square foot were $599.92 million.", _gold("599.92", "usd", 0, 2), False),
         ("Diluted EPS was $6.08.", _gold("6.08", "usd_per_share", 0, 2), True),
         ("Diluted EPS was $6.1.", _gold("6.08", "usd_per_share", 0, 2), False),
         ("The ratio was 0.68 million.", _gold("0.68", "ratio", 0, 2), False),

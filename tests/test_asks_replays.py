@@ -47,6 +47,11 @@ ANSWERED = {
     "UNP-a04": "Union Pacific's fuel expense fell 14.4% from fiscal 2023 to fiscal 2024",
     "UNP-a21": "Union Pacific's Bulk freight revenue fell at a compound annual rate of 2.2%",
     "HD-a17": "Home Depot's primary segment operating income was $21,313 million in fiscal 2024",
+    # Lines no XBRL tag is on, read with their unit and scale: a backlog in millions, a
+    # percentage the filer prints; a share of a whole whose part is a line the library lacks.
+    "BA-a01": "Boeing's total backlog was $521,336 million in fiscal 2024",
+    "UNP-a02": "Union Pacific's operating ratio was 59.9% in fiscal 2024",
+    "NVDA-a02": "Nvidia's share repurchases were $33,706 million in fiscal 2025",
 }
 
 

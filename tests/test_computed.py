@@ -570,3 +570,30 @@ def test_a_line_saying_more_than_the_question_is_left_to_the_model(index: Sqlite
         "HD", 2024, model=Refusing(),
     )  # fmt: skip
     assert response.generator != COMPUTED
+
+
+def test_an_untagged_line_is_answered_with_its_scale_and_year_columns(index: SqliteIndex) -> None:
+    """Sales per retail square foot is printed in the MD&A with no XBRL tag: read from its row
+    (dollars per foot, unscaled), each year cited to its column."""
+    response = ask(
+        index, "Compare Home Depot's sales per retail square foot in fiscal 2024 with fiscal 2023.",
+        "HD", 2024,
+    )  # fmt: skip
+    assert response.generator == COMPUTED, response.detail
+    text = response.text or ""
+    assert "sales per retail square foot was $599.92 in fiscal 2024 [1]" in text
+    assert "sales per retail square foot was $604.55 in fiscal 2023 [1]" in text
+    assert "Sales per retail square foot" in response.citations[0].quote
+
+
+def test_a_share_of_a_whole_moves_in_percentage_points(index: SqliteIndex) -> None:
+    response = ask(
+        index,
+        "How many percentage points did Home Depot's SG&A as a share of net sales rise in "
+        "fiscal 2024?",
+        "HD", 2024,
+    )  # fmt: skip
+    assert (response.text or "").startswith(
+        "Home Depot's selling, general and administrative expenses as a share of revenue rose "
+        "0.6 percentage points from fiscal 2023 to fiscal 2024:"
+    )

@@ -3,10 +3,11 @@ figure, and matched to a question's own words only when every word on both sides
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 
-from edgar_rag.domain import Fact
+from edgar_rag.domain import Fact, FigureSource, FilingMeta, SourceFormat
 from edgar_rag.figures.printed import (
     Ambiguous,
     PrintedLine,
@@ -14,6 +15,7 @@ from edgar_rag.figures.printed import (
     lines_labelled,
     match_line,
     printed_lines,
+    untagged_facts,
 )
 from edgar_rag.question.words import lower_words
 
@@ -119,3 +121,47 @@ def test_a_measure_the_filer_prints_is_found_with_its_figures() -> None:
     assert line_figures(line) == [(Decimal(19044), 0, False), (Decimal(43010), 0, False)]
     (rate,) = lines_labelled(["effective tax rate"], tables)
     assert line_figures(rate) == [(Decimal(50), 0, True), (Decimal("8.3"), 1, True)]
+
+
+UNTAGGED = "\n".join(
+    [
+        "Total Backlog | 2024: $521,336 | 2023: $520,195 | (in millions)",
+        "Operating ratio (%) | 2024: 59.9 | 2023: 62.3 | 2022: 60.1",
+        "Sales per retail square foot (2) | Fiscal 2024: $599.92 | % Change: (0.8)%",
+        "Revenue | 2024: 1,234 | 2023: 1,111",
+        "Fuel | 2024: 2,474 | 2023: 2,891 | (in millions)",
+    ]
+)
+META = FilingMeta(
+    company="Acme", cik=1, ticker="ACME", form="10-K", fiscal_year=2024,
+    period_end=date(2024, 12, 31), accession=None, filing_date=None, url=None,
+    years_reported=(2022, 2023, 2024), source="test", sha256="", source_format=SourceFormat.HTML,
+)  # fmt: skip
+
+
+def test_an_untagged_line_is_read_only_with_its_unit_scale_and_year_columns() -> None:
+    tagged = replace(FACTS[1], offset=2000 + UNTAGGED.index("2,474"), chunk_ordinal=9)
+    read = untagged_facts([tagged], {9: (2000, UNTAGGED)}, META)
+    by_label = {(f.label, f.fiscal_year): f for f in read}
+    backlog = by_label[("Total Backlog", 2024)]
+    assert (backlog.value, backlog.unit, backlog.displayed) == (521336e6, "usd", "521,336")
+    assert backlog.source is FigureSource.ROW
+    assert backlog.period_end == date(2024, 12, 31)
+    assert by_label[("Total Backlog", 2023)].period_end == date(2023, 12, 31)
+    ratio = by_label[("Operating ratio (%)", 2024)]
+    assert (round(ratio.value, 6), ratio.unit) == (0.599, "pure")  # a percentage, as a fraction
+    per_foot = by_label[("Sales per retail square foot (2)", 2024)]
+    assert (per_foot.value, per_foot.unit) == (599.92, "usd/shares")  # per something: unscaled
+    assert ("Revenue", 2024) not in by_label  # no scale said: never read
+    assert ("Fuel", 2024) not in by_label  # its XBRL tag reads it
+
+
+def test_an_untagged_line_answers_only_where_no_tagged_line_fits() -> None:
+    texts = {7: (1000, TABLE), 9: (2000, UNTAGGED)}
+    lines = printed_lines(FACTS, texts, META)
+    backlog = match_line(("backlog",), ["backlog"], lines)
+    assert isinstance(backlog, PrintedLine)
+    assert backlog.fact.source is FigureSource.ROW
+    fuel = match_line(("fuel",), ["fuel"], lines)  # tagged in TABLE, and again untagged
+    assert isinstance(fuel, PrintedLine)
+    assert fuel.fact.concept == "us-gaap:FuelCosts"

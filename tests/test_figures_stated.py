@@ -140,3 +140,30 @@ def test_a_definition_that_multiplies_by_the_days_of_a_year_counts_in_days() -> 
     stated = read_stated_formula(question, LIBRARY)
     assert isinstance(stated, StatedFormula)
     assert stated.unit is ResultUnit.DAYS
+
+
+def test_a_definition_leading_the_question_is_read() -> None:
+    stated = _read(
+        "Taking free cash flow as operating cash flow minus capital expenditures, what was "
+        "Acme's free cash flow in 2024?"
+    )
+    assert (stated.name, render(stated.formula)) == (
+        "free cash flow", "operating_cash_flow - capex"
+    )  # fmt: skip
+    ratio = _read(
+        "Computing return on equity as 2023 net income divided by year-end 2023 total "
+        "stockholders' equity (not an average), what was Acme's return on equity?"
+    )
+    assert render(ratio.formula) == "net_income / equity"
+    assert ratio.unit is ResultUnit.PERCENT  # a return is stated in percent
+
+
+def test_a_definition_of_a_part_of_what_is_asked_is_declined() -> None:
+    """ "Taking debt as ..., what was its debt-to-equity ratio?" defines the debt, not the ratio:
+    never answered with the debt."""
+    declined = read_stated_formula(
+        "Taking debt as short-term borrowings plus long-term debt, what was Acme's "
+        "debt-to-equity ratio at year-end 2024?",
+        LIBRARY,
+    )
+    assert isinstance(declined, FormulaDecline)

@@ -139,8 +139,14 @@ def test_return_on_average_total_assets_is_the_return_not_the_assets() -> None:
         ("Why did fuel expense go up in 2024?", Premise.RISE, "fuel expense"),
         ("What drove Acme's positive comparable sales?", Premise.RISE, "comparable sales"),
         ("What caused the weaker gross margin in 2024?", Premise.FALL, "gross margin in 2024"),
+        ("What drove Meta's revenue growth in 2022?", Premise.RISE, "revenue"),
+        ("What explains the margin expansion in fiscal 2024?", Premise.RISE, "margin"),
+        (
+            "What caused Amazon's International segment to post an operating loss in 2024?",
+            Premise.LOSS, "Amazon's International segment to post an operating loss",
+        ),
     ],
-)
+)  # fmt: skip
 def test_what_a_question_takes_for_granted(text: str, premise: Premise, subject: str) -> None:
     taken = read_request(text).premise
     assert taken is not None
@@ -180,3 +186,35 @@ def test_dividends_declared_per_share_are_their_own_line_not_dividends_paid() ->
     plan = _plan("By what percentage did dividends declared per share grow in 2023?")
     assert isinstance(plan, ComputationPlan)
     assert render(plan.formula) == "dividends_per_share / dividends_per_share[-1] - 1"
+
+
+def test_an_act_after_why_did_a_company_is_taken_for_granted() -> None:
+    """ "Why did Visa walk away from ...": the act right after the company's name, which only
+    a passage saying it backs; a verb that states no act ("decide to") takes nothing."""
+    text = "Why did Visa walk away from its planned acquisition of Pismo?"
+    taken = read_request(text, ((8, 12),)).premise
+    assert taken is not None
+    assert (taken.premise, taken.event, taken.said_by) == (Premise.EVENT, "walk", ("walk",))
+    decided = "Why did Visa decide to keep its Europe business?"
+    assert read_request(decided, ((8, 12),)).premise is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How many more dollars did Acme put into buybacks in 2024 than in 2023?",
+        "How many dollars more did Acme earn in net income in fiscal 2024 than in fiscal 2023?",
+    ],
+)
+def test_more_dollars_than_another_year_is_a_change_in_dollars(text: str) -> None:
+    request = read_request(text, (), frozenset({2023, 2024}))
+    assert request.transform is Transform.AMOUNT_CHANGE
+    assert "more" not in request.open_words
+
+
+def test_pointing_at_a_statement_and_handing_back_to_shareholders_are_filler() -> None:
+    text = (
+        "How much cash did Acme hand back to shareholders as dividends, per its cash flow "
+        "statement?"
+    )
+    assert open_words(read_request(text, ((18, 22),)).measure_text) == ("cash", "dividends")

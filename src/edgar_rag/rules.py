@@ -69,6 +69,13 @@ def fiscal_year_of_day(day: date, period_end: date, fiscal_year: int, *, event: 
     return fiscal_year_as_of(day, period_end, fiscal_year)
 
 
+def same_day(day: date, year: int) -> date:
+    """``day`` in another year (28 February for a 29th)."""
+    return (
+        day.replace(year=year, day=min(day.day, 28)) if day.month == 2 else day.replace(year=year)
+    )
+
+
 def parse_day(month: str, day: int, year: int) -> date | None:
     """The date of a month name or its abbreviation ("February", "Feb"), a day and a year;
     None when they make no date."""

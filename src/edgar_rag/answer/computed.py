@@ -21,7 +21,7 @@ from typing import Protocol
 
 from edgar_rag.answer.numbers import Figure, find_figures, states_change
 from edgar_rag.answer.verify import split_sentences, strip_markers
-from edgar_rag.domain import Citation, Fact, FilingMeta, Passage, Reason, Scope
+from edgar_rag.domain import Citation, Fact, FigureSource, FilingMeta, Passage, Reason, Scope
 from edgar_rag.errors import NotFoundError
 from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDecline, Operand
 from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
@@ -41,6 +41,7 @@ from edgar_rag.figures.printed import (
     lines_labelled,
     match_line,
     printed_lines,
+    untagged_facts,
 )
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure
 from edgar_rag.figures.stated import FormulaDecline
@@ -119,13 +120,11 @@ class ComputedAnswers:
             return None
         plan = plan_computation(question.text, self.library, question.asked)
         if isinstance(plan, FormulaDecline):
-            plan = self._printed_formula(question.text, question.asked, plan, filing_id)
+            plan = self._printed_formula(question.text, question.asked, plan, filing_id, filing)
         if isinstance(plan, FormulaDecline):
             return Uncomputable(Reason.MISSING_FIGURE, plan.detail)
         if plan is None or isinstance(plan, Unplanned):
-            found = self._filing_plan(
-                question.text, question.asked, plan, filing_id, filing.company
-            )
+            found = self._filing_plan(question.text, question.asked, plan, filing_id, filing)
             if found is None:
                 return None if plan is None else _unplanned(plan, question)
             plan = found  # its words are all the filing's line's: no prose is left to ask
@@ -169,9 +168,7 @@ class ComputedAnswers:
         subject = _DIVIDEND.sub("dividends paid", subject)
         plan = plan_computation(subject, self.library, read_request(subject))
         if plan is None or isinstance(plan, Unplanned):
-            plan = self._filing_plan(
-                subject, read_request(subject), plan, filing_id, filing.company
-            )
+            plan = self._filing_plan(subject, read_request(subject), plan, filing_id, filing)
         if not isinstance(plan, ComputationPlan) or plan.source == "stated":
             return None
         year = max(request.years, default=filing.fiscal_year)
@@ -230,7 +227,7 @@ class ComputedAnswers:
         metric = self.library.metrics.get(plan.name)
         if metric is None or plan.part is not None or plan.transform is not Transform.LEVEL:
             return False
-        tables = (p.chunk.text for p in self.store.table_passages(filing_id).values())
+        tables = (text for _, text in self._tables(filing_id).values())
         percent = result.unit in (ResultUnit.PERCENT, ResultUnit.POINTS)
         own = [
             figures
@@ -244,64 +241,126 @@ class ComputedAnswers:
         )
 
     def _filing_plan(
-        self, text: str, request: Request, plan: Unplanned | None, filing_id: int, company: str
+        self,
+        text: str,
+        request: Request,
+        plan: Unplanned | None,
+        filing_id: int,
+        filing: FilingMeta,
     ) -> ComputationPlan | None:
         """A plan of what the library alone could not plan, read in the filing itself: a part
         of the company it tags (``_part_plan``), else a line it prints (``_printed_plan``)."""
-        parted = self._part_plan(text, request, plan, filing_id, company)
-        return parted if parted is not None else self._printed_plan(text, request, plan, filing_id)
+        parted = self._part_plan(text, request, plan, filing_id, filing.company)
+        if parted is not None:
+            return parted
+        shared = self._printed_share(text, request, plan, filing_id, filing)
+        if shared is not None:
+            return shared
+        return self._printed_plan(text, request, plan, filing_id, filing)
+
+    def _printed_share(
+        self,
+        text: str,
+        request: Request,
+        plan: Unplanned | None,
+        filing_id: int,
+        filing: FilingMeta,
+    ) -> ComputationPlan | None:
+        """ "X as a share of Y" where the library names no line for X or Y: each side read as the
+        line the filing prints under its words (Visa's "personnel expenses" as ``Operating
+        Expenses: Personnel``), then planned as the library's share of a whole; None when a
+        side names no one line, or the question asks more than the share."""
+        said = _AS_SHARE.search(request.measure_text)
+        if said is None or (plan is not None and plan.decline):
+            return None
+        lines: list[PrintedLine] | None = None
+        items: list[LineItem] = []
+        for start, end in ((0, said.start()), (said.end(), len(request.measure_text))):
+            side = request.measure_text[start:end]
+            words = open_words(side)
+            if not words or self.library.item_named(" ".join(words)) is not None:
+                continue
+            lines = self._printed_lines(filing_id, filing) if lines is None else lines
+            line = match_line(words, lower_words(side), lines)
+            if not isinstance(line, PrintedLine):
+                return None
+            items.append(line.item(_phrase(side, words)))
+        return self._replanned(text, request, items) if items else None
+
+    def _replanned(
+        self, text: str, request: Request, items: Sequence[LineItem]
+    ) -> ComputationPlan | None:
+        """The question planned again with ``items`` (lines the filing prints) beside the
+        library's, the plan carrying them; None when it plans no computation even so."""
+        again = plan_computation(text, self._with(items), request)
+        if not isinstance(again, ComputationPlan) or again.source == "stated":
+            return None
+        return replace(again, items=(*again.items, *items))
+
+    def _with(self, items: Sequence[LineItem]) -> MetricLibrary:
+        """The library with ``items`` beside its own line items."""
+        return replace(self.library, items={**self.library.items, **{i.key: i for i in items}})
 
     def _printed_plan(
-        self, text: str, request: Request, plan: Unplanned | None, filing_id: int
+        self,
+        text: str,
+        request: Request,
+        plan: Unplanned | None,
+        filing_id: int,
+        filing: FilingMeta,
     ) -> ComputationPlan | None:
         """The plan of a line the filing prints under the question's own words ("fuel expense":
         ``Operating expenses: Fuel``) where the library names no figure the question asks;
         None when no one line fits (``figures.printed``) or the plan leaves words open."""
         if plan is not None and plan.decline:
             return None
-        line = match_line(request.open_words, lower_words(text), self._printed_lines(filing_id))
+        lines = self._printed_lines(filing_id, filing)
+        line = match_line(request.open_words, lower_words(text), lines)
         if not isinstance(line, PrintedLine):
             return None
+        if request.average_balance and line.fact.source is FigureSource.ROW:
+            return None  # an untagged line says no balance date to average its years over
         said = set(lower_words(text))  # the label's words the question writes, filler or not
         named = [*request.open_words, *(w for w in lower_words(line.label) if w in said)]
         item = line.item(_phrase(request.measure_text, named), line.says_all(request.open_words))
-        library = replace(self.library, items={**self.library.items, item.key: item})
-        again = plan_computation(text, library, request)
-        if not isinstance(again, ComputationPlan) or again.source == "stated":
-            return None
-        if item.key not in _items_of(again.formula):
-            return None
-        return replace(again, items=(item,))
+        again = self._replanned(text, request, [item])
+        return again if again is not None and item.key in _items_of(again.formula) else None
 
     def _printed_formula(
-        self, text: str, request: Request, decline: FormulaDecline, filing_id: int
+        self,
+        text: str,
+        request: Request,
+        decline: FormulaDecline,
+        filing_id: int,
+        filing: FilingMeta,
     ) -> ComputationPlan | FormulaDecline:
         """The question's own formula with each phrase the library cannot name read as the
         line the filing prints under those words ("purchases related to property and equipment
         and intangible assets"); the decline as it was when a phrase names no one line."""
         lines: list[PrintedLine] | None = None
-        library, items = self.library, list[LineItem]()
+        items: list[LineItem] = []
         plan: Plan | None = decline
         while isinstance(plan, FormulaDecline) and plan.phrase and len(items) < _MOST_PHRASES:
-            lines = self._printed_lines(filing_id) if lines is None else lines
+            lines = self._printed_lines(filing_id, filing) if lines is None else lines
             line = match_line(open_words(plan.phrase), lower_words(plan.phrase), lines)
             if not isinstance(line, PrintedLine):
                 return decline
-            item = line.item(plan.phrase)
-            library = replace(library, items={**library.items, item.key: item})
-            items.append(item)
-            plan = plan_computation(text, library, request)
+            items.append(line.item(plan.phrase))
+            plan = plan_computation(text, self._with(items), request)
         if not isinstance(plan, ComputationPlan) or not items:
             return decline
         return replace(plan, items=(*plan.items, *items))
 
-    def _printed_lines(self, filing_id: int) -> list[PrintedLine]:
-        """The labelled lines of the filing's tables (``figures.printed``)."""
-        texts = {
+    def _printed_lines(self, filing_id: int, filing: FilingMeta) -> list[PrintedLine]:
+        """The labelled lines of the filing's tables, tagged or not (``figures.printed``)."""
+        return printed_lines(self.store.figures(filing_id), self._tables(filing_id), filing)
+
+    def _tables(self, filing_id: int) -> dict[int, tuple[int, str]]:
+        """Each table chunk's start offset and text, by ordinal."""
+        return {
             ordinal: (passage.chunk.start, passage.chunk.text)
             for ordinal, passage in self.store.table_passages(filing_id).items()
         }
-        return printed_lines(self.store.figures(filing_id), texts)
 
     def _part_plan(
         self, text: str, request: Request, plan: Unplanned | None, filing_id: int, company: str
@@ -442,9 +501,7 @@ class ComputedAnswers:
         if (plan is None or isinstance(plan, Unplanned)) and filing is not None and filing_id:
             # one company's part or printed line over years ("Greater China net sales in 2025
             # and 2024")
-            parted = self._filing_plan(
-                question.text, question.asked, plan, filing_id, filing.company
-            )
+            parted = self._filing_plan(question.text, question.asked, plan, filing_id, filing)
             plan = parted if parted is not None and len(question.years) >= 2 else plan
         if isinstance(plan, Unplanned):
             return _unplanned(plan, question)
@@ -538,7 +595,10 @@ class ComputedAnswers:
     ) -> Calculation | CalculationDecline | MissingFigure:
         """The plan computed for fiscal ``asked`` (or the year the question writes) in this
         filing and the company's earlier filings it reaches back to."""
-        filings = [FilingFigures(filing_id, filing, self.store.figures(filing_id))]
+        facts = self.store.figures(filing_id)
+        if any(not item.concepts and item.rows for item in plan.items):  # an untagged line's
+            facts = facts + untagged_facts(facts, self._tables(filing_id), filing)
+        filings = [FilingFigures(filing_id, filing, facts)]
         filings.extend(self._earlier_filings(filing, plan, plan.fiscal_year or asked))
         return compute_plan(plan, self.library, filings, fiscal_year=asked)
 
@@ -657,8 +717,12 @@ class ComputedAnswers:
         metric = self.library.metrics.get(plan.name)
         if metric is not None:
             return metric.name if plan.part is None else f"{plan.part.name} {metric.name}"
+        if plan.source == "stated":
+            return plan.name  # the question's own name for what it defines
         items = {**self.library.items, **{item.key: item for item in plan.items}}
         share = plan.formula
+        if isinstance(share, Binary) and share.op == "-" and plan.unit is ResultUnit.POINTS:
+            share = share.left  # a share's change in points: the share is what moved
         if (
             isinstance(share, Binary)
             and share.op == "/"
@@ -800,6 +864,10 @@ _WRITTEN_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _HOW_MUCH_OF = re.compile(r"\bhow\s+much\s+of\b", re.I)
 
 
+_AS_SHARE = re.compile(
+    r"\s+as\s+an?\s+(?:share|percentage|percent|proportion|fraction|%)\s+of\s+", re.IGNORECASE
+)
+"""Where "X as a share of Y" divides the part from the whole."""
 _MOST_PHRASES = 6
 """The most phrases of a question's formula read as printed lines."""
 

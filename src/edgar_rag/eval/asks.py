@@ -126,7 +126,7 @@ def _matches(figure: Figure, sentence: str, value: Decimal, gold: Gold, falls: b
     if gold.unit in ("usd", "usd_per_share") and (counted or not _is_money(sentence, figure)):
         return False  # "7,951 million shares" is no dollar amount
     if gold.unit == "usd":
-        if figure.scale == 1:
+        if figure.scale == 1 and gold.scale != 0:
             return False  # an amount with no scale word is not an amount in millions
         gold_dollars = abs(value) * Decimal(10) ** gold.scale
         place = Decimal(10) ** -figure.decimals_written * Decimal(str(figure.scale))

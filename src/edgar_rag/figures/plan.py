@@ -245,7 +245,13 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
     spans = library.item_spans(text)
     share = _SHARE_OF.search(text)
     named_whole = next(
-        ((span, item) for span, item in spans if share is not None and span[0] == share.end()),
+        (
+            (span, item)
+            for span, item in spans
+            if share is not None
+            and span[0] >= share.end()
+            and not open_words(text[share.end() : span[0]])  # "share of J&J's 2024 sales"
+        ),
         None,
     )
     whole = named_whole[1] if named_whole is not None else None
@@ -384,6 +390,8 @@ def _name_words(formula: Expr, library: MetricLibrary) -> frozenset[str]:
         item = library.items.get(key)
         if item is not None:
             names += [item.label, *item.synonyms, *item.row_names]
+            if item.statement == "cash_flow":
+                names.append("cash")  # "how much cash did it put into buybacks": its statement
     for metric in library.metrics.values():
         if {ref.item for ref in refs(metric.formula)} <= used:
             names += [metric.name, *metric.synonyms]  # "EBITDA" inside an EBITDA margin
@@ -402,7 +410,11 @@ _SINGULAR = re.compile(r"\b(margin|ratio|turnover|rate|return)s\b", re.I)
 """Plurals of metric nouns ("compare their net margins"), read as the metric's name."""
 
 
-_ITEM_UNITS = {Dimension.USD: ResultUnit.USD, Dimension.USD_PER_SHARE: ResultUnit.USD_PER_SHARE}
+_ITEM_UNITS = {
+    Dimension.USD: ResultUnit.USD,
+    Dimension.USD_PER_SHARE: ResultUnit.USD_PER_SHARE,
+    Dimension.PURE: ResultUnit.PERCENT,  # a percentage a filing prints ("Operating ratio (%)")
+}
 _SHARE_OF = re.compile(
     r"\b(?:(?:as\s+an?\s+|what\s+)?(?:share|percent(?:age)?|%|portion|proportion|fraction)\s+"
     r"of|relative\s+to)\s+(?:its\s+|the\s+|their\s+)?(?:\S+\s+){0,2}?(?=\S)",

@@ -15,16 +15,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 
-from edgar_rag.domain import Fact, FigureSource
+from edgar_rag.domain import Fact, FigureSource, FilingMeta
 from edgar_rag.figures.formula import Dimension
 from edgar_rag.figures.library import LineItem, Part, PeriodKind
 from edgar_rag.figures.resolve import part_of
 from edgar_rag.question.words import lower_words, stem
+from edgar_rag.rules import same_day
 
-_UNITS = {"usd": Dimension.USD, "usd/shares": Dimension.USD_PER_SHARE}
-"""The units a printed line is looked up in (the planner's line-item units)."""
+_UNITS = {"usd": Dimension.USD, "usd/shares": Dimension.USD_PER_SHARE, "pure": Dimension.PURE}
+"""The units a printed line is looked up in (the planner's line-item units); a percentage
+read from an untagged line is ``pure``, its value a fraction (``59.9%`` is 0.599)."""
 _JOINING = frozenset(
     "total and or of the a an for to in on by from & at as with provided used".split()
 )
@@ -85,7 +88,7 @@ class PrintedLine:
             concepts=() if is_row else (fact.concept,),
             alternates=(),
             synonyms=(phrase.lower(),),
-            rows=(fact.label or "",) if is_row else (),
+            rows=(_TRAILING_NOTE.sub("", self.label),) if is_row else (),
             part=None if tagged is None else Part(*tagged, self.label),
         )
 
@@ -97,12 +100,18 @@ class Ambiguous:
     labels: tuple[str, ...]
 
 
-def printed_lines(facts: Iterable[Fact], texts: Mapping[int, tuple[int, str]]) -> list[PrintedLine]:
+def printed_lines(
+    facts: Iterable[Fact], texts: Mapping[int, tuple[int, str]], meta: FilingMeta | None = None
+) -> list[PrintedLine]:
     """Each displayed dollar figure of ``facts``, the company's or one part's (a segment's, a
     product line's), with the label of the line that prints it: a row's own label, else the
     line of the chunk (``texts``: its start offset and text, by ordinal) that holds the XBRL
-    fact's offset, read in the ``Label | Header: figure`` form tables are written in."""
+    fact's offset, read in the ``Label | Header: figure`` form tables are written in. With the
+    filing's ``meta``, the lines no XBRL tag is on are read too (``untagged_facts``)."""
     lines: list[PrintedLine] = []
+    facts = list(facts)
+    if meta is not None:
+        facts += untagged_facts(facts, texts, meta)
     for fact in facts:
         if (fact.unit or "").lower() not in _UNITS:
             continue
@@ -124,11 +133,19 @@ def match_line(
     """The line whose label says what the question asks: ``asked`` the words the question leaves
     open (no filler), ``said`` every word it writes. A line whose own label says more of the asked
     words beats one that needs its section or header for more of them; two lines of
-    different figures that fit as well are ``Ambiguous``; None when no line fits."""
+    different figures that fit as well are ``Ambiguous``; None when no line fits. A line no
+    XBRL tag is on is looked at only when no tagged line fits: a filing repeats its statements'
+    figures untagged in its MD&A."""
     wanted = frozenset(stem(word) for word in asked if word not in _JOINING)
     if not wanted:
         return None
+    said = list(said)
     written = frozenset(stem(word) for word in said)
+    tagged = [line for line in lines if line.fact.concept]
+    if len(tagged) < len(lines):  # an untagged line only where no tagged one fits
+        best = match_line(asked, said, tagged)
+        if best is not None:
+            return best
     fitting: dict[int, dict[str, PrintedLine]] = {}
     for line in lines:
         if not line.own or not line.own <= written or not wanted & line.own:
@@ -167,15 +184,15 @@ def _displayed_line(fact: Fact, texts: Mapping[int, tuple[int, str]]) -> Printed
             break
         at += len(cell)
     section, _, own = cells[0].rpartition(": ")
-    return _line(own, section, f"{header} {_total_below(text, end, section)}", fact)
+    following = texts.get(fact.chunk_ordinal + 1, (0, ""))[1]  # a table split across chunks
+    total = _total_below(f"{text}\n{following}", end if end >= 0 else len(text), section)
+    return _line(own, section, f"{header} {total}", fact)
 
 
 def _total_below(text: str, end: int, section: str) -> str:
     """The words of the ``Total ...`` row that sums the rows down to it (``Total freight
     revenues`` below ``Bulk``, ``Industrial``, ``Premium``), in the same section; empty when
     the table ends, or another section starts, first."""
-    if end < 0:
-        return ""
     prefix = f"{section}: " if section else ""
     for row in text[end + 1 :].split("\n"):
         label = row.split(" | ")[0]
@@ -208,13 +225,16 @@ def _stems(text: str) -> frozenset[str]:
 
 def _named(label: str) -> str:
     """A label as a sentence names it: ``Debt due after one year`` is ``debt due after one
-    year``; an acronym or a name (``SG&A``, ``Primary``) keeps its capital when a later word of
-    the label is capitalised too."""
-    plain = " ".join(_FOOTNOTE.sub("", re.sub(r"\([^)]*\)", " ", label)).split())
-    first, _, rest = plain.partition(" ")
-    if first[1:].islower() and not any(word[:1].isupper() for word in rest.split()):
-        first = first.lower()
-    return f"{first} {rest}".strip()
+    year``, a label in title case (``Total Backlog``) ``total backlog``; an acronym (``SG&A``)
+    and a name inside a label (``Net loss attributable to Boeing shareholders``) keep their
+    capitals."""
+    words = _FOOTNOTE.sub("", re.sub(r"\([^)]*\)", " ", label)).split()
+    lowered = (w.lower() if w[:1].isupper() and w[1:].islower() else w for w in words)
+    if all(w[:1].isupper() for w in words if len(w) > 3):
+        return " ".join(lowered)
+    if words and words[0][1:].islower():
+        words[0] = words[0].lower()
+    return " ".join(words)
 
 
 def lines_labelled(names: Iterable[str], texts: Iterable[str]) -> list[str]:
@@ -251,3 +271,102 @@ def line_figures(line: str) -> list[tuple[Decimal, int, bool]]:
             value = Decimal(match["number"].replace(",", ""))
             found.append((value, places, match["percent"] is not None))
     return found
+
+
+_YEAR_HEADER = re.compile(r"^\s*(?:fiscal\s+(?:year\s+)?|fy\s*)?(?P<year>(?:19|20)\d{2})\s*$", re.I)
+_SCALE_CELL = re.compile(
+    r"^\s*\(\s*(?:\$|dollars)?\s*in\s+(?P<scale>thousands|millions|billions)\b", re.I
+)
+_SCALES = {"thousands": 3, "millions": 6, "billions": 9}
+_PLAIN_FIGURE = re.compile(
+    r"^\s*(?P<open>\()?\s*(?P<dollar>\$)?\s*(?P<number>\d[\d,]*(?:\.\d+)?)\s*(?P<close>\))?"
+    r"\s*(?P<percent>%)?\s*$"
+)
+_PERCENT_LABEL = re.compile(r"\(%\)|\bpercent\b|%", re.I)
+_PER_UNIT = re.compile(r"\bper\s+\w+", re.I)
+"""A figure per something ("per share", "per retail square foot"), printed as it is: no scale."""
+_TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def untagged_facts(
+    facts: Sequence[Fact], texts: Mapping[int, tuple[int, str]], meta: FilingMeta
+) -> list[Fact]:
+    """The figures of the table lines that no XBRL tag is on, each a row figure (``source``
+    ROW) of its column's fiscal year: read only where the line says its unit and scale (a
+    ``$`` or ``%``, a "(in millions)" cell, a per-share or per-unit label) and each column is
+    headed by a year ("2024", "Fiscal 2024"); a figure that could be read two ways is never
+    read (Boeing's "Total Backlog | 2024: $521,336 | 2023: $520,195 | (in millions)")."""
+    if meta.period_end is None:
+        return []
+    tagged = {(f.chunk_ordinal, f.offset) for f in facts if f.offset is not None}
+    found: list[Fact] = []
+    for ordinal, (start, text) in texts.items():
+        begin = 0
+        for row in text.split("\n"):
+            at, begin = begin, begin + len(row) + 1
+            if " | " not in row or any(
+                o == ordinal and start + at <= offset < start + at + len(row)
+                for o, offset in tagged
+            ):
+                continue
+            found.extend(_row_figures(row, start + at, ordinal, meta))
+    return found
+
+
+def _row_figures(row: str, offset: int, ordinal: int, meta: FilingMeta) -> list[Fact]:
+    period_end = meta.period_end
+    if period_end is None:
+        return []
+    cells = row.split(" | ")
+    label = cells[0].strip()
+    if not lower_words(label):
+        return []
+    scales = [m for c in cells[1:] if (m := _SCALE_CELL.match(c))]
+    read: list[tuple[int, str, re.Match[str], int]] = []
+    at = len(cells[0])
+    for cell in cells[1:]:
+        at += len(" | ")
+        header, _, figure = cell.rpartition(": ")
+        headed, printed = _YEAR_HEADER.match(header), _PLAIN_FIGURE.match(figure)
+        if headed and printed:
+            place = offset + at + len(header) + len(": ")
+            read.append((int(headed["year"]), figure.replace("$", "").strip(), printed, place))
+        at += len(cell)
+    if not read:
+        return []
+    percent = any(m["percent"] for _, _, m, _ in read) or bool(_PERCENT_LABEL.search(label))
+    dollars = any(m["dollar"] for _, _, m, _ in read)
+    if percent:
+        unit, scale = "pure", -2
+    elif _PER_UNIT.search(label):
+        unit, scale = ("usd/shares", 0) if dollars else ("", 0)
+    elif scales and len(scales) == 1:
+        unit, scale = "usd", _SCALES[scales[0]["scale"].lower()]
+    else:
+        return []  # no unit or no scale said: not read
+    if not unit:
+        return []
+    figures = []
+    for year, shown, match, place in read:
+        number = float(match["number"].replace(",", ""))
+        sign = -1.0 if match["open"] and match["close"] else 1.0
+        end = same_day(period_end, period_end.year - (meta.fiscal_year - year))
+        figures.append(
+            Fact(
+                concept="",
+                value=sign * number * 10.0**scale,
+                displayed=shown,
+                unit=unit,
+                decimals=None,
+                period_start=same_day(end, end.year - 1) + timedelta(days=1),
+                period_end=end,
+                dimensions=(),
+                offset=place,
+                chunk_ordinal=ordinal,
+                source=FigureSource.ROW,
+                label=label,
+                scale=max(scale, 0),
+                fiscal_year=year,
+            )
+        )
+    return figures

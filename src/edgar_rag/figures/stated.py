@@ -59,13 +59,21 @@ class FormulaDecline:
 
 _NAME = r"(?P<name>[^.?!:;]{1,80}?)"
 _BODY = r":?\s*(?P<body>.+?)(?=\.\s|\.?$)"
+_LEAD_BODY = r"\s*(?P<body>.+?)(?=,\s*(?:what|how|which|by\s+how)\b|\?|\.\s|\.?$)"
+"""A definition leading the question ("Taking debt as A plus B, what was ..."): up to the ask."""
 _DEFINITIONS = (
     re.compile(rf"(?:^|(?<=[.?!:])\s+){_NAME}\s+(?:here\s+)?is\s+defined\s+as{_BODY}"),
     re.compile(rf"\bdefine\s+{_NAME}\s+as{_BODY}", re.IGNORECASE),
+    re.compile(
+        rf"^\s*(?:defining|taking|treating|computing|measuring|measure|counting)\s+{_NAME}\s+"
+        rf"(?:simply\s+)?as\b{_LEAD_BODY}",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"^\s*using\s+{_NAME}\s*=\s*{_LEAD_BODY}", re.IGNORECASE),
 )
 _YEAR = re.compile(r"\b(?:fy\s?|fiscal\s+(?:year\s+)?)(\d{4})\b", re.IGNORECASE)
 _NOTE = re.compile(
-    r"\[[^\]]*\]|\((?:from|using|as reported|excluding|in)\b[^)]*\)"
+    r"\[[^\]]*\]|\((?:from|using|as reported|excluding|in|not|both)\b[^)]*\)"
     r"|\b(?:from|in|on)\s+the\s+(?:statement\s+of\s+)?(?:cash\s+flows?|income|balance\s+sheet|"
     r"p&l)(?:\s+statement)?\b"
 )
@@ -81,11 +89,15 @@ _SPAN = re.compile(
 )
 _SPLIT = re.compile(r"(\s*(?:[()+*/^]|(?<![a-z])-|-(?![a-z]))\s*)")
 """Operators between phrases; a hyphen inside a word ("short-term debt") is none."""
-_LEADING_YEAR = re.compile(r"^fy\s?(\d{4})\s+(.+)$")
+_LEADING_YEAR = re.compile(
+    r"^(?:year-end\s+)?(?:fy\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\s+(.+)$"
+)
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _DECIMALS = re.compile(r"\b(one|two|three|four|zero|\d)\s+decimal\s+place", re.IGNORECASE)
 _DECIMAL_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
 _DAYS_NAMES = re.compile(r"\bdays\b|\bdpo\b|\bdso\b|\bdio\b|\bccc\b|\bcycle\b", re.I)
+_PERCENT_NAMES = re.compile(r"\b(?:margin|return|rate|yield)\b", re.I)
+"""Names of a figure analysts state in percent ("return on equity", "gross profit rate")."""
 _DAYS_IN_YEAR = re.compile(r"\b36[05]\s*[*x×]", re.I)
 """A definition that multiplies by the days of a year counts in days (``365 * AR / revenue``)."""
 
@@ -145,7 +157,13 @@ def _as_asked(
     if name not in asked or asked == name:
         return defined
     formula = defined
-    after = asked.split(name, 1)[1].strip()
+    after = asked.split(name, 1)[1]
+    if re.match(r"[\w-]", after):
+        raise FormulaError(
+            FormulaProblem.DOES_NOT_PARSE,
+            f"the question defines {name} but asks {asked}, of which it is a part",
+        )  # "taking debt as ..., what was its debt-to-equity ratio": not the debt itself
+    after = after.strip()
     if re.match(r"(?:%\s*)?margin\b", after):
         formula = Binary("/", formula, Ref("revenue"))
     elif re.match(r"(?:less|minus|plus)\s", after):
@@ -267,6 +285,8 @@ def _unit(question: str, name: str, measured: Dimension) -> tuple[ResultUnit, in
         return ResultUnit.PERCENT, None
     if _DAYS_NAMES.search(name) or _DAYS_IN_YEAR.search(question):
         return ResultUnit.DAYS, None
+    if _PERCENT_NAMES.search(name):
+        return ResultUnit.PERCENT, None  # "return on equity", "loss ratio" is not: a ratio
     return ResultUnit.RATIO, None
 
 

@@ -33,6 +33,7 @@ from edgar_rag.ingest.plain import read_text, registrant_name
 from edgar_rag.ingest.statement_items import place_statements_in_item_8, statements_start
 from edgar_rag.ingest.statements import RowFigure, StatementKind, StatementPage
 from edgar_rag.ingest.xbrl import XbrlDocument, read_xbrl
+from edgar_rag.rules import same_day
 
 _MOST_OF_THE_TEXT = 0.6
 ANNUAL_FORMS = frozenset({"10-K", "10-KT", "10-K405", "10-KSB"})
@@ -162,12 +163,12 @@ def row_fact(figure: RowFigure, meta: FilingMeta) -> Fact | None:
     column = figure.column
     end = column.period_end
     if end is None and meta.period_end is not None:
-        end = _same_day(meta.period_end, meta.period_end.year - (meta.fiscal_year - column.year))
+        end = same_day(meta.period_end, meta.period_end.year - (meta.fiscal_year - column.year))
     if end is None:
         return None
     start = None
     if figure.statement is not StatementKind.BALANCE:
-        start = _same_day(end, end.year - 1) + timedelta(days=1)
+        start = same_day(end, end.year - 1) + timedelta(days=1)
     return Fact(
         concept="",
         value=figure.value,
@@ -183,13 +184,6 @@ def row_fact(figure: RowFigure, meta: FilingMeta) -> Fact | None:
         scale=figure.scale,
         fiscal_year=column.year,
         statement=figure.statement.value,
-    )
-
-
-def _same_day(day: date, year: int) -> date:
-    """``day`` in another year (28 February for a 29th)."""
-    return (
-        day.replace(year=year, day=min(day.day, 28)) if day.month == 2 else day.replace(year=year)
     )
 
 

@@ -153,6 +153,14 @@ _DOLLAR_CHANGE = re.compile(
     r"decrease|amount)\b|\bin\s+dollars?\b|\bin\s+(?:absolute|dollar)\s+terms\b",
     re.I,
 )
+_MORE_THAN = re.compile(
+    r"\bhow\s+many\s+(?:(?:more|fewer)\s+dollars|dollars\s+(?:more|less|fewer))\b"
+    r"(?=.*\bthan\s+(?:in\s+)?(?:fiscal\s+(?:year\s+)?|fy\s*)?\d{4}\b)"
+    r"|\bhow\s+much\s+(?:more|less)\b(?=.*\bthan\s+(?:in\s+)?(?:fiscal\s+(?:year\s+)?|fy\s*)?\d{4}\b)",
+    re.I,
+)
+"""One company's figure set against another year's ("how many more dollars did it put into
+buybacks in 2024 than in 2023"): the change in dollars."""
 _BALANCES = (
     r"(?:total\s+)?(?:stockholders|shareholders|equity|assets|balance|receivables?|inventor|"
     r"payables?|debt|invested|capital|common|net\s+assets|ppe|pp&e|property|accounts|working)"
@@ -184,7 +192,9 @@ _PERIOD_PHRASES = re.compile(
     re.I,
 )
 _POINTING = re.compile(
-    r"\b(?:consolidated\s+)?(?:(?:income|cash[- ]flows?|operations|earnings|comprehensive\s+income)"
+    r"\b(?:(?:per|from|on|in|going\s+by|according\s+to|as\s+shown\s+(?:on|in))\s+"
+    r"(?:its|the|their)\s+)?(?:consolidated\s+)?"
+    r"(?:(?:income|cash[- ]flows?|operations|earnings|comprehensive\s+income)"
     r"\s+statements?|statements?\s+of\s+(?:consolidated\s+)?(?:cash\s+flows?|operations|income|"
     r"earnings|financial\s+position|comprehensive\s+income)|balance\s+sheets?|p\s?&\s?l(?:\s+"
     r"statements?)?|financial\s+statements|10-k|annual\s+report|line\s+items?|md&a)\b",
@@ -376,7 +386,8 @@ _EVENT_OF = {
 
 _FORMERLY = re.compile(
     r"\(?\bformerly\s+(?:known\s+as\s+)?[^)?.,]+\)?|\bif\s+(?:possible|applicable|needed)\b|"
-    r"\breturn(?:ed|s)?\s+to\s+(?:its\s+|their\s+)?(?:shareholders|stockholders|investors)\b",
+    r"\b(?:return(?:ed|s)?|(?:hand(?:ed|s)?|g[ai]ve|give|pa(?:y|id))\s+back)\s+to\s+(?:its\s+|their\s+)?"
+    r"(?:shareholders|stockholders|investors)\b",
     re.I,
 )
 """Words beside the measure that say nothing of it: a company's former name ("Block (formerly
@@ -402,7 +413,7 @@ def read_request(
     mean = None if cagr else _MEAN.search(measure)
     average_balance = _AVERAGE_BALANCE.search(measure) is not None
     percent_change = _PERCENT_CHANGE.search(measure)
-    dollar_change = _DOLLAR_CHANGE.search(measure)
+    dollar_change = _DOLLAR_CHANGE.search(measure) or _MORE_THAN.search(measure)
     changes = list(_CHANGE.finditer(measure))
     growth = _GROWTH.search(measure)
     if cagr:
@@ -594,7 +605,8 @@ FILLER = frozenset(
         "financial metric into account agreement considering consider assuming assume access "
         "displayed solution approach standpoint resource resources analyst equities public "
         "investment banker statement statements shown items line lines reasonable approximation "
-        "possible units within banking exact plainly number here's heres"
+        "possible units within banking exact plainly number here's heres actually simply put "
+        "puts putting hand hands handed"
     ).split()
 )
 """Words that say nothing of which figure is asked or what is done to it: the question's
