@@ -75,3 +75,14 @@ def test_a_parts_view_holds_its_tagged_facts_alone_as_the_companys() -> None:
     assert part is not None
     view = part_view(FilingFigures(1, None, FACTS), part)  # type: ignore[arg-type]
     assert [(fact.value, fact.dimensions) for fact in view.facts] == [(60.0, ())]
+
+
+def test_a_part_named_by_its_initials_is_the_segment_over_a_product_line_of_its_name() -> None:
+    """ "AWS": Amazon Web Services, tagged as a segment and as a product line; the segment."""
+    facts = [
+        _fact(107.0, OF_SEGMENTS, (SEGMENTS, "amzn:AmazonWebServicesSegmentMember")),
+        _fact(107.0, ("srt:ProductOrServiceAxis", "amzn:AmazonWebServicesMember")),
+    ]
+    part = find_part((), "What share of net sales came from AWS?", facts, ("amazon",))
+    assert part is not None
+    assert (part.member, part.name) == ("amzn:AmazonWebServicesSegmentMember", "AWS")

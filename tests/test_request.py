@@ -218,3 +218,11 @@ def test_pointing_at_a_statement_and_handing_back_to_shareholders_are_filler() -
         "statement?"
     )
     assert open_words(read_request(text, ((18, 22),)).measure_text) == ("cash", "dividends")
+
+
+def test_an_average_of_trade_receivables_is_an_average_balance() -> None:
+    request = read_request(
+        "What were its days sales outstanding, based on average trade receivables?"
+    )
+    assert request.average_balance
+    assert "average" not in request.open_words

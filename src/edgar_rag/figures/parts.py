@@ -19,6 +19,7 @@ _GENERIC = frozenset(
 )
 """Words a question puts beside a part's name that its member does not spell."""
 _JOINING = frozenset({"and", "the", "of", "&"})
+_SEGMENTS = "us-gaap:StatementBusinessSegmentsAxis"
 _COUNTRIES = {"US": "United States", "CN": "China", "JP": "Japan", "TW": "Taiwan"}
 """The ``country:`` members a question names by name."""
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -45,11 +46,12 @@ def find_part(
     words: Sequence[str], text: str, facts: Iterable[Fact], company: Iterable[str] = ()
 ) -> Part | None:
     """The one part the filing tags whose name ``text`` says ("Greater China", "iPhone", "Data
-    Center") and whose words hold every one of ``words`` (a question's words no plan accounts
-    for, the generic ``segment`` or ``business`` set aside), named as ``text`` writes it; None
-    when none is, or more than one. A member that starts with the company's name (``company``:
-    its words, lower case) is named without it: ``ba:BoeingDefenseSpaceSecuritySegmentMember``
-    is "Defense, Space & Security"."""
+    Center"; its initials, "AWS") and whose words hold every one of ``words`` (a question's
+    words no plan accounts for, the generic ``segment`` or ``business`` set aside), named as
+    ``text`` writes it; None when none is, or more than one (a segment and a product line of
+    one name are the segment). A member that starts with the company's name (``company``: its
+    words, lower case) is named without it: ``ba:BoeingDefenseSpaceSecuritySegmentMember`` is
+    "Defense, Space & Security"."""
     tokens = list(_TOKEN.finditer(text))
     spellings = {
         _key(t.group() for t in tokens[i:j]): text[tokens[i].start() : tokens[j - 1].end()]
@@ -59,12 +61,14 @@ def find_part(
     left = {_key([w]) for w in words if w.lower() not in _GENERIC}
     own = {w.lower() for w in company}
     found: dict[tuple[str, str], str] = {}
+    initialisms = {t.group() for t in tokens if t.group().isupper() and len(t.group()) >= 2}
     for fact in facts:
         tagged = part_of(fact)
         if tagged is None or tagged in found:
             continue
-        name = _without_company(part_name(tagged[1]), own)
-        said = spellings.get(_key(name.split()))
+        full = part_name(tagged[1])
+        name = _without_company(full, own)
+        said = spellings.get(_key(name.split())) or _initials(full, initialisms)
         if said is not None and left <= {_key([w]) for w in name.split()} | {_key(said.split())}:
             found[tagged] = said
     longest = {  # "Global Services" names that segment, not the Service line inside its words
@@ -72,10 +76,19 @@ def find_part(
         for tagged, said in found.items()
         if not any(said != other and said in other for other in found.values())
     }
+    if len(set(longest.values())) == 1 and len(longest) > 1:
+        # One name on two axes (Amazon's AWS segment and its AWS product line): the segment's.
+        longest = {tagged: said for tagged, said in longest.items() if tagged[0] == _SEGMENTS}
     if len(longest) != 1:
         return None
     (((axis, member), said),) = longest.items()
     return Part(axis, member, said)
+
+
+def _initials(name: str, said: set[str]) -> str | None:
+    """The initialism of a part's name the text writes ("AWS" for Amazon Web Services), if any."""
+    letters = "".join(w[0] for w in name.split() if w.lower() not in _JOINING).upper()
+    return letters if len(letters) >= 2 and letters in said else None
 
 
 def _without_company(name: str, company: set[str]) -> str:

@@ -162,7 +162,7 @@ _MORE_THAN = re.compile(
 """One company's figure set against another year's ("how many more dollars did it put into
 buybacks in 2024 than in 2023"): the change in dollars."""
 _BALANCES = (
-    r"(?:total\s+)?(?:stockholders|shareholders|equity|assets|balance|receivables?|inventor|"
+    r"(?:total\s+|trade\s+)?(?:stockholders|shareholders|equity|assets|balance|receivables?|inventor|"
     r"payables?|debt|invested|capital|common|net\s+assets|ppe|pp&e|property|accounts|working)"
 )
 """The balances an average of opening and closing is taken of ("average total assets")."""
