@@ -13,6 +13,7 @@ for "net income") never fits, which keeps code from answering a sibling of the f
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -298,17 +299,19 @@ def untagged_facts(
     read (Boeing's "Total Backlog | 2024: $521,336 | 2023: $520,195 | (in millions)")."""
     if meta.period_end is None:
         return []
-    tagged = {(f.chunk_ordinal, f.offset) for f in facts if f.offset is not None}
+    tagged: dict[int, list[int]] = {}  # each chunk's tagged offsets, in order
+    for fact in facts:
+        if fact.offset is not None and fact.chunk_ordinal is not None:
+            tagged.setdefault(fact.chunk_ordinal, []).append(fact.offset)
     found: list[Fact] = []
     for ordinal, (start, text) in texts.items():
+        offsets = sorted(tagged.get(ordinal, ()))
         begin = 0
         for row in text.split("\n"):
             at, begin = begin, begin + len(row) + 1
-            if " | " not in row or any(
-                o == ordinal and start + at <= offset < start + at + len(row)
-                for o, offset in tagged
-            ):
-                continue
+            first = bisect_left(offsets, start + at)
+            if " | " not in row or (first < len(offsets) and offsets[first] < start + begin - 1):
+                continue  # no table row, or a tag is on it
             found.extend(_row_figures(row, start + at, ordinal, meta))
     return found
 
