@@ -22,7 +22,7 @@ from decimal import Decimal
 from edgar_rag.domain import Fact, FigureSource, FilingMeta
 from edgar_rag.figures.formula import Dimension
 from edgar_rag.figures.library import LineItem, Part, PeriodKind
-from edgar_rag.figures.resolve import part_of
+from edgar_rag.figures.resolve import TRAILING_NOTE, part_of
 from edgar_rag.question.words import lower_words, stem
 from edgar_rag.rules import same_day
 
@@ -89,7 +89,7 @@ class PrintedLine:
             concepts=() if is_row else (fact.concept,),
             alternates=(),
             synonyms=(phrase.lower(),),
-            rows=(_TRAILING_NOTE.sub("", self.label),) if is_row else (),
+            rows=(TRAILING_NOTE.sub("", self.label),) if is_row else (),
             part=None if tagged is None else Part(*tagged, self.label),
         )
 
@@ -286,7 +286,6 @@ _PLAIN_FIGURE = re.compile(
 _PERCENT_LABEL = re.compile(r"\(%\)|\bpercent\b|%", re.I)
 _PER_UNIT = re.compile(r"\bper\s+\w+", re.I)
 """A figure per something ("per share", "per retail square foot"), printed as it is: no scale."""
-_TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
 
 
 def untagged_facts(

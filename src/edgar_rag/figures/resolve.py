@@ -247,7 +247,8 @@ def _the_one(facts: Iterable[Fact]) -> Fact | None:
 
 
 _STATEMENTS = {"income": "income_statement", "balance": "balance_sheet", "cash_flow": "cash_flow"}
-_TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
+TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
+"""A note closing a row's label ("Operating ratio (%)", "Debt due after one year (Note 14)")."""
 
 
 def _printed_row(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fact | None:
@@ -260,7 +261,7 @@ def _printed_row(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fa
         (key, fact)
         for fact in _of_period(figures, item, fiscal_year)
         if not fact.concept and fact.label is not None and _in_statement(fact, item)
-        for key in [_label_key(_TRAILING_NOTE.sub("", fact.label.rsplit(": ", 1)[-1]))]
+        for key in [_label_key(TRAILING_NOTE.sub("", fact.label.rsplit(": ", 1)[-1]))]
         if not any(fnmatchcase(key, pattern) for pattern in excluded)
     ]
     for row in item.rows:
