@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from contextlib import closing
+from pathlib import Path
+
 import pyarrow as pa  # type: ignore[import-untyped]  # pyarrow ships no py.typed
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from edgar_rag.compose import build_directory
 from edgar_rag.domain import FilingMeta, SourceFormat
+from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.question.companies import CompanyDirectory, company_guard
 from edgar_rag.rules import read_listing
 
@@ -292,3 +297,31 @@ def test_the_edgartools_list_knows_microsoft() -> None:
 def guard(question: str, filing: FilingMeta, directory: CompanyDirectory) -> str | None:
     """The company guard on the companies ``directory`` finds in ``question``."""
     return company_guard(question, directory.find(question), filing)
+
+
+def test_a_directory_read_back_from_bytes_finds_what_it_found(
+    directory: CompanyDirectory,
+) -> None:
+    again = CompanyDirectory.from_bytes(directory.to_bytes())
+    questions = [template.format(form) for template in TEMPLATES for forms in FILER_FORMS.values()
+                 for form in forms]  # fmt: skip
+    questions += ["Is Target a competitor of Walmart?", "Paid Inc vs $PAYD", "CIK 1000003 sales"]
+    assert [again.find(q) for q in questions] == [directory.find(q) for q in questions]
+    with pytest.raises(ValueError, match="not a company directory"):
+        CompanyDirectory.from_bytes(b"not marshal")
+
+
+@pytest.mark.slow
+def test_the_directory_is_kept_built_beside_the_model(tmp_path: Path) -> None:
+    with closing(SqliteIndex(tmp_path / "index.db")) as index:
+        built = build_directory(index, tmp_path / "cache")
+        (kept,) = (tmp_path / "cache").glob("companies-*.marshal")
+        written = kept.stat().st_mtime_ns
+        loaded = build_directory(index, tmp_path / "cache")
+        assert kept.stat().st_mtime_ns == written  # read, not written again
+        kept.write_bytes(b"torn")
+        rebuilt = build_directory(index, tmp_path / "cache")
+    question = "How does Microsoft compare with AAPL?"
+    assert loaded.find(question) == built.find(question) == rebuilt.find(question)
+    assert [c.cik for m in built.find(question) for c in m.companies] == [789019, 320193]
+    assert kept.read_bytes() == built.to_bytes()

@@ -213,12 +213,39 @@ def _plain_generator(
     return OllamaGenerator(http, settings.ollama_url, settings.ollama_model, timeout)
 
 
-def build_directory(index: FilingStore) -> CompanyDirectory:
-    """Public companies (edgartools' offline list) and the companies in the index."""
-    from edgar_rag.question.companies import CompanyDirectory  # noqa: PLC0415
+def build_directory(index: FilingStore, cache_dir: Path | None = None) -> CompanyDirectory:
+    """Public companies (edgartools' offline list) and the companies in the index, kept built
+    in ``cache_dir`` for the next process while neither the list, the index's companies nor
+    the code that reads names changes."""
+    import hashlib  # noqa: PLC0415
+
+    from edgar_rag import rules  # noqa: PLC0415
+    from edgar_rag.question import companies  # noqa: PLC0415
 
     indexed = [(s.company, s.ticker, s.cik) for s in index.filings()]
-    return CompanyDirectory.from_edgartools(indexed)
+    if cache_dir is None:
+        return companies.CompanyDirectory.from_edgartools(indexed)
+    listing = rules.listing_path()
+    stat = listing.stat()
+    key = hashlib.sha256(repr((str(listing), stat.st_size, stat.st_mtime_ns, indexed)).encode())
+    for module in (rules, companies):
+        key.update(Path(str(module.__file__)).read_bytes())
+    cached = cache_dir / f"companies-{key.hexdigest()[:16]}.marshal"
+    try:
+        return companies.CompanyDirectory.from_bytes(cached.read_bytes())
+    except (OSError, ValueError):
+        pass
+    directory = companies.CompanyDirectory.from_edgartools(indexed)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        for stale in cache_dir.glob("companies-*.marshal"):
+            stale.unlink(missing_ok=True)
+        written = cached.with_suffix(f".{os.getpid()}.part")
+        written.write_bytes(directory.to_bytes())
+        written.replace(cached)
+    except OSError:
+        pass  # a read-only cache: build it again next time
+    return directory
 
 
 def build_company_list() -> CompanyList:
@@ -247,7 +274,7 @@ def build_answerer(
         searcher=searcher or build_searcher(settings, index),
         generator=build_generator(settings, progress, announce),
         draw_token=lambda request: draw_refusal_token(secret, request),
-        directory=build_directory(index),
+        directory=build_directory(index, settings.model_dir),
         settings=answer_settings(settings),
         computed=ComputedAnswers(index, load_library()),
         filing_words=FilingWords(index.filing_text),

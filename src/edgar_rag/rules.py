@@ -308,16 +308,21 @@ def company_key(name: str) -> tuple[str, ...]:
     return strip_forms(name_words(name))
 
 
-@cache
-def listed_companies() -> tuple[ListedCompany, ...]:
-    """The ~10,000 public companies edgartools ships, in the SEC's order (largest first), read
-    once per process and without importing edgartools (which takes seconds and builds an HTTP
-    client at import)."""
+def listing_path() -> Path:
+    """Where edgartools keeps its list of public companies, found without importing it (which
+    takes seconds and builds an HTTP client at import)."""
     spec = importlib.util.find_spec("edgar")
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError("edgartools is not installed: no list of public companies")
     package = Path(next(iter(spec.submodule_search_locations)))
-    return read_listing(package / "reference/data/company_tickers.parquet")
+    return package / "reference/data/company_tickers.parquet"
+
+
+@cache
+def listed_companies() -> tuple[ListedCompany, ...]:
+    """The ~10,000 public companies edgartools ships, in the SEC's order (largest first), read
+    once per process."""
+    return read_listing(listing_path())
 
 
 def read_listing(path: Path) -> tuple[ListedCompany, ...]:

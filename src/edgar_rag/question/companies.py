@@ -9,6 +9,7 @@ of the list (the SEC orders it by market value) only by a name of two or more wo
 
 from __future__ import annotations
 
+import marshal
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -86,6 +87,8 @@ _OBJECT_NEAR = re.compile(
     re.I,
 )
 _WORDS_AROUND = 6
+_FORMAT = 1
+"""The layout ``CompanyDirectory.to_bytes`` writes; a change to it bumps this."""
 _CIK = re.compile(r"\bCIK\s*(?:#|no\.?|number)?\s*:?\s*(\d{1,10})\b", re.I)
 
 
@@ -152,6 +155,44 @@ class CompanyDirectory:
     ) -> CompanyDirectory:
         """Over the public companies edgartools ships (``rules.listed_companies``)."""
         return cls(listed_companies(), indexed, prominent=prominent)
+
+    def to_bytes(self) -> bytes:
+        """The directory as built, for ``from_bytes`` in a later process: building it from the
+        list reads ~10,000 names into ~30,000 spellings (0.2 s), loading it takes a tenth."""
+        return marshal.dumps(
+            (
+                _FORMAT,
+                [(company.name, company.cik, company.tickers) for company in self._companies],
+                self._prominent,
+                self._number_of,
+                self._by_ticker,
+                {variant: tuple(numbers) for variant, numbers in self._names.items()},
+                self._longest,
+                self._any_case,
+            )
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> CompanyDirectory:
+        """The directory ``to_bytes`` wrote; ValueError if the bytes are not one."""
+        try:
+            fmt, companies, prominent, number_of, by_ticker, names, longest, any_case = (
+                marshal.loads(data)
+            )
+        except (EOFError, TypeError, ValueError) as error:
+            raise ValueError(f"not a company directory: {error}") from error
+        if fmt != _FORMAT:
+            raise ValueError(f"a company directory of format {fmt!r}, not {_FORMAT}")
+        directory = cls((), any_case=any_case)
+        directory._companies = [
+            Company(name, cik, tuple(tickers)) for name, cik, tickers in companies
+        ]
+        directory._prominent = prominent
+        directory._number_of = number_of
+        directory._by_ticker = by_ticker
+        directory._names = {variant: set(numbers) for variant, numbers in names.items()}
+        directory._longest = longest
+        return directory
 
     def company(self, cik: int) -> Company | None:
         number = self._number_of.get(f"cik:{cik}")
