@@ -66,6 +66,7 @@ def test_an_8k_is_known_by_its_date_of_report_and_an_earnings_release_by_its_hea
     assert (release.form, release.fiscal_year, release.fiscal_quarter) == ("EX-99.1", 2023, 1)
     assert (release.company, release.ticker) == ("PepsiCo, Inc.", "PEP")
     assert release.period == "earnings release Q1 FY2023"
+    assert release.years_reported == (2022, 2023, 2024)  # a release gives its outlook too
 
 
 def test_each_form_has_its_own_items() -> None:

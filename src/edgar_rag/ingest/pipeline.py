@@ -309,7 +309,9 @@ def _filing_meta(
     cik = _int(cover.get("EntityCentralIndexKey")) or hints.cik
     if form in ANNUAL_FORMS:
         years = xbrl.years_reported(fiscal_year, period_end)
-    else:  # a quarter's or a release's figures stand beside the year before's
+    elif form == EARNINGS_RELEASE:  # beside the year before's, and its outlook for the next
+        years = (fiscal_year - 1, fiscal_year, fiscal_year + 1)
+    else:  # a quarter's figures stand beside the year before's
         years = (fiscal_year,) if form == CURRENT_FORM else (fiscal_year - 1, fiscal_year)
     return FilingMeta(
         company=company,
