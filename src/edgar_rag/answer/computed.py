@@ -341,10 +341,12 @@ class ComputedAnswers:
         decline: FormulaDecline,
         filing_id: int,
         filing: FilingMeta,
-    ) -> ComputationPlan | FormulaDecline:
+    ) -> ComputationPlan | FormulaDecline | Unplanned:
         """The question's own formula with each phrase the library cannot name read as the
         line the filing prints under those words ("purchases related to property and equipment
-        and intangible assets"); the decline as it was when a phrase names no one line."""
+        and intangible assets"); the decline as it was when a phrase names no one line, and
+        what the rest of the question asks that code cannot do with the formula once every
+        phrase names its line (a percent change of a share it defines)."""
         lines: list[PrintedLine] | None = None
         items: list[LineItem] = []
         plan: Plan | None = decline
@@ -355,6 +357,8 @@ class ComputedAnswers:
                 return decline
             items.append(line.item(plan.phrase))
             plan = plan_computation(text, self._with(items), request)
+        if isinstance(plan, Unplanned) and plan.decline and items:
+            return plan
         if not isinstance(plan, ComputationPlan) or not items:
             return decline
         return replace(plan, items=(*plan.items, *items))
