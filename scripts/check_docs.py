@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from edgar_rag.bench import cluster, corpus, items, pdf_readers, report, scale
-from edgar_rag.eval import asks, computed_answers, financebench, sets
+from edgar_rag.eval import asks, computed_answers, financebench_page, sets
 from edgar_rag.eval import render as evaluations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ def _json(name: str) -> dict[str, object]:
 PAGES: dict[str, Callable[[], str]] = {
     "items.md": _items,
     "ingest.md": lambda: corpus.render(_json("ingest.json")),
-    "financebench.md": lambda: financebench.render(_json("financebench.json")),
+    "financebench.md": lambda: financebench_page.render(_json("financebench.json")),
     "pdf_readers.md": lambda: pdf_readers.render(_json("pdf_readers.json")),
     "performance.md": lambda: report.render_performance(_json("performance.json")),
     "scaling.md": lambda: report.render_scaling(*report.scaling_inputs(DOCS)),
