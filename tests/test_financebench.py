@@ -24,6 +24,7 @@ from edgar_rag.eval.financebench_labels import (
     Judgment,
     answer_sha256,
     gold_figure,
+    label_problems,
     matches,
     question_scale,
 )
@@ -375,3 +376,22 @@ def test_the_command_writes_the_report_and_prints_it_with_json(
     assert out.with_suffix(".md").exists()
     plain = runner.invoke(main, args, catch_exceptions=False)
     assert (plain.stdout, plain.stderr) == ("", f"wrote {out} and {out.with_suffix('.md')}\n")
+
+
+def test_the_check_names_unjudged_answers_and_labels_the_judgments_no_longer_give() -> None:
+    report = _tiny_report()
+    judged = {
+        "financebench_id_01964": Judgment(
+            id="financebench_id_01964", answer_sha256=answer_sha256(JUDGED), answer=JUDGED,
+            gold="Customer deposits", verdict="correct", why="names customer deposits",
+        )
+    }  # fmt: skip
+    assert label_problems(report, judged) == [
+        "docs/financebench.json has 1 unjudged answers (financebench_id_01028): judge each in "
+        "data/financebench/judgments.jsonl, then rerun `edgar-rag eval financebench --replay`"
+    ]
+    [changed, _] = label_problems(report, {})
+    assert changed.startswith(
+        "docs/financebench.json labels 1 answers otherwise than data/financebench/judgments.jsonl"
+        " does (financebench_id_01964)"
+    )

@@ -247,3 +247,26 @@ def scores(
             row["id"] for row in rows if row["label"]["how"] == "stale judgment"
         ),
     }
+
+
+def label_problems(report: Mapping[str, Any], judgments: Mapping[str, Judgment]) -> list[str]:
+    """What ``make check`` says of a written report's labels: a row labelled otherwise than
+    today's judgments label it (the judgments changed after the run), and every answer still
+    unjudged, which counts as neither correct nor incorrect until a person judges it."""
+    problems = []
+    changed = [
+        row["id"] for row in report["rows"] if label(row, judgments).as_json() != row["label"]
+    ]
+    if changed:
+        problems.append(
+            f"docs/financebench.json labels {len(changed)} answers otherwise than "
+            f"{DEFAULT_JUDGMENTS} does ({', '.join(changed)}); rerun "
+            "`edgar-rag eval financebench --replay`"
+        )
+    unjudged = report["scores"]["unjudged"]
+    if unjudged:
+        problems.append(
+            f"docs/financebench.json has {len(unjudged)} unjudged answers ({', '.join(unjudged)}):"
+            f" judge each in {DEFAULT_JUDGMENTS}, then rerun `edgar-rag eval financebench --replay`"
+        )
+    return problems
