@@ -202,8 +202,9 @@ def test_an_answer_without_its_document_is_incorrect_and_a_decline_declined() ->
     said = "Amcor's net receivables were $1,616 million [1]."
     gold = ("What is Amcor's year end FY2020 net AR (in USD millions)?", "$1616.00")
     assert label(_row(gold, said, document="missing"), {}) == Label(
-        "incorrect", "no document", "answered without its document"
-    )
+        "incorrect", "no document", "answered without its document",
+        "no filing of its document is indexed, so what the answer cites is another's",
+    )  # fmt: skip
     declined = _row(gold, None, reason="out_of_period", document="missing")
     assert label(declined, {}) == Label("declined", "decline", why="out_of_period")
     assert label(_row(gold, said, document="not_indexed"), {}).verdict == "incorrect"

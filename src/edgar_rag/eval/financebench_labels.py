@@ -174,7 +174,8 @@ def label(row: Mapping[str, Any], judgments: Mapping[str, Judgment]) -> Label:
         return Label("declined", "decline", why=answer["reason"])
     text: str = answer["text"] or ""
     if row["document"] != "indexed":
-        return Label("incorrect", "no document", "answered without its document")
+        why = "no filing of its document is indexed, so what the answer cites is another's"
+        return Label("incorrect", "no document", "answered without its document", why)
     bare = gold_figure(row["gold"])
     if bare is not None:
         if states_gold(text, gold_of(bare, question_scale(row["question"]))):

@@ -62,6 +62,7 @@ def _what_was_run(report: Report) -> list[str]:
     kinds = ", ".join(f"{n} {kind}" for kind, n in report["pdfs_by_kind"].items())
     missing = document.get("missing", {}).get("n", 0)
     not_indexed = document.get("not_indexed", {}).get("n", 0)
+    replaced = [d for d in report["unscoped"] if f"{d}.pdf" not in report["refused_pdfs"]]
     return [
         "## What was run",
         "",
@@ -78,9 +79,16 @@ def _what_was_run(report: Report) -> list[str]:
         "a document that is in `pdfs/` ("
         + ", ".join(f"{t} {n}" for t, n in sorted(report["covered_by_type"].items()))
         + f"); {report['indexed_questions']} of them are asked scoped to that document's filing "
-        f"(matched by file name), and the {not_indexed} whose PDF ingest refused are asked, as "
-        f"the {missing} whose document is not in `pdfs/` at all are, of the whole corpus: any "
-        "answer to one of those is incorrect, a decline is declined.",
+        f"(matched by file name), and the {not_indexed} whose PDF has no filing in the index "
+        "(refused by ingest"
+        + (
+            f", or replaced by another PDF that ingest took for the same filing: "
+            f"{', '.join(replaced)}"
+            if replaced
+            else ""
+        )
+        + f") are asked, as the {missing} whose document is not in `pdfs/` at all are, of the "
+        "whole corpus: any answer to one of those is incorrect, a decline is declined.",
         f"- Search: hybrid (dense + BM25, fused, near-duplicates removed), top 10. Answers: the "
         f"default answerer, generator `{chosen['generator']}`, gate `{chosen['gate']}`, "
         f"{chosen['passages_in_prompt']} of the top {chosen['search_k']} passages in the prompt, "
@@ -192,7 +200,12 @@ def _declines(report: Report) -> list[str]:
     return [
         "Declines by reason: "
         + (", ".join(f"`{reason}` {count}" for reason, count in declined.items()) or "none")
-        + " (*judged a decline*: an answer that says the passages do not give what was asked).",
+        + (
+            " (*judged a decline*: an answer that says the passages do not give what was asked)"
+            if "judged a decline" in declined
+            else ""
+        )
+        + ".",
         "",
     ]
 
@@ -309,6 +322,11 @@ def _correct_by_judgment(rows: list[dict[str, Any]]) -> list[str]:
         lines += [
             f"## Every answer judged correct by {title} ({len(members)}), beside its gold",
             "",
+        ]
+        if not members:
+            lines += ["None.", ""]
+            continue
+        lines += [
             *table(
                 ["id", "question", "gold", "answer", "why"],
                 [
