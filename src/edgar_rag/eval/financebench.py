@@ -1,11 +1,13 @@
-"""FinanceBench on the PDFs at hand: does scoped search find the gold evidence, and does the
-answerer state the gold figure? Written to docs/financebench.json and docs/financebench.md.
+"""FinanceBench on the PDFs at hand: does scoped search find the gold evidence, and is each
+answer correct, incorrect or declined as the paper labels it? Written to docs/financebench.json
+and docs/financebench.md.
 
-Indexes ``corpus/financebench/pdfs`` into its own SQLite file, keeps the questions whose document
-is there, asks each scoped to that document's filing, and scores evidence recall@k (every
-question) and answer accuracy (questions whose gold answer is a bare figure). Generations are
-recorded to a tape, so ``--replay`` rebuilds the report without the model. ``render`` is a pure
-function of the JSON, so a checker can re-render the page and compare.
+Indexes ``corpus/financebench/pdfs`` into its own SQLite file and asks all 150 questions: each
+scoped to its document's filing where one is indexed, else of the whole corpus (any answer to
+those is incorrect). Scores evidence recall@k for the scoped questions and labels every answer
+(``eval.financebench_labels``). Generations are recorded to a tape, so ``--replay`` rebuilds the
+report without the model; the page (``eval.financebench_page``) is a pure function of the JSON,
+so a checker can re-render it and compare.
 """
 
 from __future__ import annotations
