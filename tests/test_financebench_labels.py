@@ -20,6 +20,7 @@ from edgar_rag.eval.financebench_labels import (
     prose_rule,
     read_judgments,
     scores,
+    write_judgment,
     yes_or_no,
 )
 
@@ -228,3 +229,16 @@ def test_scores_count_each_label_over_all_covered_and_indexed_questions() -> Non
     assert counted["by_type"]["metrics-generated"]["correct"] == 1
     assert counted["declined_by_reason"] == {"model_declined": 1}
     assert counted["decided_by"]["incorrect"] == {"no document": 1, "rule": 1}
+
+
+def test_a_new_judgment_of_a_question_replaces_its_old_one(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "judgments.jsonl"
+    old = _judgment("financebench_id_01964", "Customer deposits [1].", "correct")
+    other = _judgment("financebench_id_00464", "Yes, it is cyclical [1].", "correct")
+    new = _judgment("financebench_id_01964", "Long-term debt [1].", "incorrect", "wrong item")
+    for judgment in (old, other, new):
+        write_judgment(path, judgment)
+    assert read_judgments(path) == {other.id: other, new.id: new}
+    assert (
+        path.read_text(encoding="utf-8").splitlines()[0].startswith('{"id":"financebench_id_00464"')
+    )

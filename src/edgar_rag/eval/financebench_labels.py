@@ -271,3 +271,12 @@ def label_problems(report: Mapping[str, Any], judgments: Mapping[str, Judgment])
             f" judge each in {DEFAULT_JUDGMENTS}, then rerun `edgar-rag eval financebench --replay`"
         )
     return problems
+
+
+def write_judgment(path: Path, judgment: Judgment) -> None:
+    """Put ``judgment`` in the judgments file, replacing any earlier one of its question; the
+    lines stay sorted by id, so a changed verdict is a one-line diff."""
+    judgments = {**read_judgments(path), judgment.id: judgment}
+    lines = [judgments[key].model_dump_json() for key in sorted(judgments)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
