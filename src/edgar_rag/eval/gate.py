@@ -19,7 +19,7 @@ runner ``eval/asks.py``) registers as ``GatedSet("asks", ("dev", "eval"), asks.s
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.config import Settings
+from edgar_rag.eval.financebench_labels import gold_figure
 
 GATES = Path("data/gates")
 CORPUS = Path("../shared/corpus")
@@ -285,10 +286,14 @@ def score_financebench(split: str, settings: Settings) -> dict[str, Outcome]:
     (about 20 minutes on 2 cores); later runs find them there."""
     from edgar_rag.eval.computed_answers import Refuser  # noqa: PLC0415
     from edgar_rag.eval.financebench import DEFAULT_TAPE, run  # noqa: PLC0415
-    from edgar_rag.eval.financebench_labels import gold_figure  # noqa: PLC0415
 
     db = Path("build/financebench.db")
     report = run(CORPUS, db, DEFAULT_TAPE, replay=True, settings=settings, generator=Refuser())
+    return financebench_outcomes(report["rows"])
+
+
+def financebench_outcomes(rows: Sequence[Mapping[str, Any]]) -> dict[str, Outcome]:
+    """The gated FinanceBench rows (a bare-figure gold, its filing indexed) by their labels."""
     verdicts: dict[str, Verdict] = {
         "correct": "correct",
         "incorrect": "wrong",
@@ -296,7 +301,7 @@ def score_financebench(split: str, settings: Settings) -> dict[str, Outcome]:
     }
     return {
         row["id"]: Outcome(row["type"], "answer", verdicts[row["label"]["verdict"]])
-        for row in report["rows"]
+        for row in rows
         if row["document"] == "indexed" and gold_figure(row["gold"]) is not None
     }
 
