@@ -12,8 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from edgar_rag.bench import cluster, corpus, items, pdf_readers, report, scale
-from edgar_rag.eval import asks, computed_answers, financebench, sets
+from edgar_rag.eval import asks, computed_answers, financebench_page, sets
 from edgar_rag.eval import render as evaluations
+from edgar_rag.eval.financebench_labels import label_problems, read_judgments
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -31,7 +32,7 @@ def _json(name: str) -> dict[str, object]:
 PAGES: dict[str, Callable[[], str]] = {
     "items.md": _items,
     "ingest.md": lambda: corpus.render(_json("ingest.json")),
-    "financebench.md": lambda: financebench.render(_json("financebench.json")),
+    "financebench.md": lambda: financebench_page.render(_json("financebench.json")),
     "pdf_readers.md": lambda: pdf_readers.render(_json("pdf_readers.json")),
     "performance.md": lambda: report.render_performance(_json("performance.json")),
     "scaling.md": lambda: report.render_scaling(*report.scaling_inputs(DOCS)),
@@ -57,6 +58,9 @@ def main(argv: list[str]) -> int:
     for path, text in evaluations.rendered().items():
         if not (ROOT / path).exists() or (ROOT / path).read_text(encoding="utf-8") != text:
             failures.append(f"{path} differs from its committed run; run `make eval`")
+    failures += label_problems(
+        _json("financebench.json"), read_judgments(ROOT / "data/financebench/judgments.jsonl")
+    )
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = report.render_readme_figures(DOCS, sets.readme_lines())
     if block not in readme:

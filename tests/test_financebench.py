@@ -12,17 +12,23 @@ import pytest
 from edgar_rag.answer.numbers import Figure, find_figures
 from edgar_rag.domain import Reason, Response
 from edgar_rag.eval.financebench import (
+    PAPER,
     EvidenceText,
     evidence_ranks,
-    gold_figure,
-    is_correct,
-    matches,
     normalise,
     overlaps,
-    question_scale,
     recall,
-    render,
+    summary,
 )
+from edgar_rag.eval.financebench_labels import (
+    Judgment,
+    answer_sha256,
+    gold_figure,
+    label_problems,
+    matches,
+    question_scale,
+)
+from edgar_rag.eval.financebench_page import render
 
 EVIDENCE = (
     "Consolidated Statement of Cash Flow s\nYears ended December 31\n \n(Millions)\n \n2018\n"
@@ -165,13 +171,6 @@ def test_a_bare_gold_keeps_its_sign_and_is_no_percentage() -> None:
     assert not matches(_figure("0.68"), None, _figure("(0.68)"))
 
 
-def test_a_decline_is_never_correct() -> None:
-    gold = _figure("$1577.00")
-    assert is_correct(gold, 1e6, _response("Capital expenditure was $1,577 million [1]."))
-    assert not is_correct(gold, 1e6, _response(None, Reason.UNSUPPORTED_CLAIM))
-    assert not is_correct(gold, 1e6, _response("It spent $1,373 million [1]."))
-
-
 def test_recall_counts_ranks_within_k() -> None:
     assert recall([1, 3, None, 10]) == {
         "n": 4,
@@ -185,17 +184,58 @@ def test_no_hits_give_no_ranks() -> None:
     assert evidence_ranks([], [EVIDENCE]) == {"any": None, "strict": None, "every": None}
 
 
+def _row(row_id: str, gold: str, text: str | None, **fields: Any) -> dict[str, Any]:
+    ranks = {"any": 1, "strict": 2, "every": None}
+    return {
+        "id": row_id, "doc": "3M_2018_10K", "kind": "10-K", "document": "indexed",
+        "type": "metrics-generated", "reasoning": None, "question": "q", "evidence_pieces": 1,
+        "other_documents": [], "ranks": ranks, "gold": gold,
+        "answer": {"text": text, "reason": None, "detail": None, "seconds": 12.25,
+                   "completion_tokens": 0},
+        **fields,
+    }  # fmt: skip
+
+
+JUDGED = "Customer deposits were the largest liability [1]."
+
+
 def _tiny_report() -> dict[str, Any]:
-    scores = {"n": 2, "recall@1": 0.5, "recall@5": 1.0, "recall@10": 1.0}
-    interval = {"k": 1, "n": 2, "estimate": 0.5, "low": 0.0945, "high": 0.9055}
+    rows = [
+        _row(
+            "financebench_id_03029", "$1577.00", "3M spent $1,577 million | on PP&E [1].",
+            question="What is the FY2018 capital expenditure amount (in USD millions) for 3M?",
+        ),
+        _row(
+            "financebench_id_00005", "1.9%", None,
+            answer={"text": None, "reason": "unsupported_claim", "detail": None,
+                    "seconds": 20.5, "completion_tokens": 40},
+        ),
+        _row("financebench_id_01964", "Customer deposits", JUDGED, type="novel-generated"),
+        _row("financebench_id_01981", "Yes", "No, it lost card members [2].",
+             type="domain-relevant", kind="10-Q"),
+        _row("financebench_id_00070", "No, working capital of -$1561M.", "Yes, it was positive.",
+             document="missing", ranks=None),
+        _row("financebench_id_01028", "United States, EMEA, APAC, and LACC", "The US [1]."),
+    ]  # fmt: skip
+    judgment = Judgment(
+        id="financebench_id_01964", answer_sha256=answer_sha256(JUDGED), answer=JUDGED,
+        gold="Customer deposits", verdict="correct", why="names customer deposits",
+    )  # fmt: skip
     return {
         "command": "edgar-rag eval financebench",
         "questions": 150,
-        "pdfs": 1,
-        "covered": 2,
+        "pdfs": 2,
+        "pdfs_by_kind": {"10-K": 1, "10-Q": 1},
+        "covered": 5,
         "covered_by_type": {"metrics-generated": 2},
         "unscoped": [],
         "refused_pdfs": {},
+        "filers": {
+            "BESTBUY_2019_10K.pdf": {"company": "Best Buy Co., Inc.", "ticker": "BBY",
+                                     "cik": 764478},
+            "ACTIVISIONBLIZZARD_2019_10K.pdf": {"company": "Activision Blizzard, Inc.",
+                                                "ticker": None, "cik": None},
+        },
         "chunks": 900,
         "settings": {
             "embedder": "all-MiniLM-L6-v2@onnx-fp32",
@@ -204,65 +244,59 @@ def _tiny_report() -> dict[str, Any]:
             "search_k": 5,
             "passages_in_prompt": 3,
         },
-        "multi_evidence": 1,
-        "other_documents": 0,
-        "retrieval": {rule: {"all": scores} for rule in ("any", "strict", "every")},
-        "answers": {
-            "numeric": 2,
-            "non_numeric": 0,
-            "evidence_in_prompt": 1,
-            "answered": 1,
-            "answered_without_figure": 0,
-            "correct": 1,
-            "accuracy": interval,
-            "answered_share": interval,
-            "correct_when_answered": {**interval, "k": 1, "n": 1, "estimate": 1.0},
-            "declined": {"unsupported_claim": 1},
-            "by_reasoning": {"Information extraction": interval},
-            "seconds": {"p50": 12.25, "p95": 20.5},
-            "renamed": 1,
-            "declined_under_file_name": 1,
-            "replayed": False,
-        },
+        "rules": {"run_chars": 60, "cover_chars": 20, "cover_share": 0.5,
+                  "relative_tolerance": 0.01, "ks": [1, 5, 10]},
+        "replayed": False,
         "resumed_rows": 0,
         "machine": {"cpus": 2, "load_average": [3.0, 2.5, 2.0]},
-        "paper": [{"model": "GPT-4-Turbo", "setup": "shared vector store", "correct": "19%"}],
-        "rows": [
-            {
-                "id": "financebench_id_03029",
-                "type": "metrics-generated",
-                "gold": "$1577.00",
-                "answer": {
-                    "text": "3M spent $1,577 million | on PP&E [1].",
-                    "reason": None,
-                    "correct": True,
-                    "seconds": 12.25,
-                },
-            },
-            {
-                "id": "financebench_id_00005",
-                "type": "metrics-generated",
-                "gold": "1.9%",
-                "answer": {"text": None, "reason": "unsupported_claim", "correct": False},
-            },
+        "paper": [
+            {"model": m, "setup": s, "correct": c, "incorrect": i, "declined": d}
+            for m, s, c, i, d in PAPER
         ],
-    }
+        **summary(rows, {judgment.id: judgment}),
+    }  # fmt: skip
 
 
-def test_the_page_renders_the_report() -> None:
+def test_the_page_sets_our_labels_beside_the_papers_rows() -> None:
     page = render(_tiny_report())
-    assert "| all | 2 | 0.500 | 1.000 | 1.000 |" in page
-    assert "| correct | 1 of 2: 50.0% (9.4% to 90.5%) |" in page
-    assert "`unsupported_claim` 1" in page
-    assert "among the 3 passages of the prompt for 1 of the 2" in page
-    assert "load average 2.5 over the last 5 minutes of the run): P50 12.2, P95 20.5" in page
     assert (
-        "| 03029 | metrics-generated | $1577.00 | 3M spent $1,577 million \\| on PP&E [1]. | yes |"
+        "| GPT-4-Turbo, per-document vector store | all questions | 150 | 75 (50%) | 17 (11%) "
+        "| 58 (39%) | |" in page
+    )
+    assert "| GPT-4-Turbo, oracle (the gold evidence page given) | all questions | 150 | 134" in (
+        page
+    )
+    assert (
+        "| edgar-rag, local model | all questions | 6 | 2 (33%) | 2 (33%) | 1 (17%) | 1 (17%) |"
         in page
     )
-    assert "| 00005 | metrics-generated | 1.9% | declined: unsupported_claim | no |" in page
-    assert "| GPT-4-Turbo | shared vector store | 19% |" in page
-    assert "not re-run here" in page
+    assert "| edgar-rag, local model | questions whose document is in pdfs/ | 5 | 2 (40%) |" in page
+    assert "Correct out of all questions, Wilson 95%: 2 of 6: 33.3%" in page
+    assert "| 10-Q | 1 | 0 (0%) | 1 (100%) | 0 (0%) | 0 (0%) | 1 | 0 (0%) | 1 (100%) |" in page
+    assert "Declines by reason: `unsupported_claim` 1" in page
+
+
+def test_the_page_lists_every_incorrect_answer_by_what_went_wrong() -> None:
+    page = render(_tiny_report())
+    assert "## Every incorrect answer (2), by what went wrong" in page
+    assert "### answered without its document (1)" in page
+    assert "### yes/no contradicted (1)" in page
+    assert "| 01981 | 10-Q | q | Yes | No, it lost card members [2]. | the gold says yes |" in page
+
+
+def test_the_page_shows_each_judged_answer_beside_its_gold_and_says_what_is_unjudged() -> None:
+    page = render(_tiny_report())
+    assert "## Every answer judged correct by a judgment (1), beside its gold" in page
+    assert f"| 01964 | q | Customer deposits | {JUDGED} | names customer deposits |" in page
+    assert "**1 answers are unjudged** (counted neither correct nor incorrect): 01028." in page
+    assert "| 03029 | metrics-generated | 10-K | indexed | correct | strict |" in page
+
+
+def test_evidence_recall_counts_only_the_questions_asked_of_their_document() -> None:
+    report = _tiny_report()
+    assert report["retrieval"]["any"]["all"]["n"] == 5
+    assert "Over the 5 questions asked scoped to their document's filing." in render(report)
+    assert "| all | 5 | 1.000 | 1.000 | 1.000 |" in render(report)
 
 
 def test_rendering_is_a_pure_function_of_the_report() -> None:
@@ -276,34 +310,19 @@ def test_a_resumed_report_says_where_its_rows_were_timed() -> None:
     report = _tiny_report()
     report["resumed_rows"] = 1
     assert "1 rows were kept from an interrupted earlier process" in render(report)
+    assert "in code (5) P50 12.2, P95 12.2; by the model (1) P50 20.5" in render(report)
 
 
 def test_a_replayed_report_says_its_timings_are_not_the_models() -> None:
     report = _tiny_report()
-    report["answers"]["replayed"] = True
+    report["replayed"] = True
     assert "time the replay, not the model" in render(report)
 
 
-def test_a_report_from_before_cover_names_says_how_it_named_the_filers() -> None:
-    page = render(_tiny_report())
-    assert "This run named each filer by its PDF's file name" in page
-    assert "1 of the numeric questions were asked with FinanceBench's spelling" in page
-
-
 def test_a_report_says_each_filer_is_named_by_its_cover() -> None:
-    report = _tiny_report()
-    for key in ("renamed", "declined_under_file_name"):
-        del report["answers"][key]
-    report["filers"] = {
-        "BESTBUY_2019_10K.pdf": {"company": "Best Buy Co., Inc.", "ticker": "BBY", "cik": 764478},
-        "ACTIVISIONBLIZZARD_2019_10K.pdf": {
-            "company": "Activision Blizzard, Inc.", "ticker": None, "cik": None,
-        },
-    }  # fmt: skip
-    page = render(report)
+    page = render(_tiny_report())
     assert "Each filer is named as its PDF's cover prints it" in page
     assert "1 of the 2 filers also have their CIK and ticker" in page
-    assert "This run named each filer" not in page
 
 
 def test_a_labelled_statement_row_overlaps_the_page_as_printed() -> None:
@@ -357,3 +376,22 @@ def test_the_command_writes_the_report_and_prints_it_with_json(
     assert out.with_suffix(".md").exists()
     plain = runner.invoke(main, args, catch_exceptions=False)
     assert (plain.stdout, plain.stderr) == ("", f"wrote {out} and {out.with_suffix('.md')}\n")
+
+
+def test_the_check_names_unjudged_answers_and_labels_the_judgments_no_longer_give() -> None:
+    report = _tiny_report()
+    judged = {
+        "financebench_id_01964": Judgment(
+            id="financebench_id_01964", answer_sha256=answer_sha256(JUDGED), answer=JUDGED,
+            gold="Customer deposits", verdict="correct", why="names customer deposits",
+        )
+    }  # fmt: skip
+    assert label_problems(report, judged) == [
+        "docs/financebench.json has 1 unjudged answers (financebench_id_01028): judge each in "
+        "data/financebench/judgments.jsonl, then rerun `edgar-rag eval financebench --replay`"
+    ]
+    [changed, _] = label_problems(report, {})
+    assert changed.startswith(
+        "docs/financebench.json labels 1 answers otherwise than data/financebench/judgments.jsonl"
+        " does (financebench_id_01964)"
+    )

@@ -3,6 +3,7 @@ fails, whatever else improved; only accept writes a gate, listing what moved."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,17 @@ import pytest
 from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.config import Settings
 from edgar_rag.eval import gate as gate_module
-from edgar_rag.eval.gate import GatedSet, Outcome, failures, make_gate, moves, run_gate
+from edgar_rag.eval.financebench import summary
+from edgar_rag.eval.gate import (
+    Gate,
+    GatedSet,
+    Outcome,
+    failures,
+    financebench_outcomes,
+    make_gate,
+    moves,
+    run_gate,
+)
 
 ACCEPTED = {
     "a1": Outcome("answerable", "answer", "correct"),
@@ -83,3 +94,19 @@ def test_a_question_off_its_tape_fails_its_set_and_the_others_are_still_scored(
     assert lines[-1].startswith("ok   coded dev:")
     with pytest.raises(NotRecorded):
         run_gate("accept", sets, Settings(), write=lines.append)
+
+
+def test_the_financebench_gate_fails_when_a_gated_answer_gets_worse() -> None:
+    """The committed report's rows hold the committed gate; one of its must-stay-right figures
+    answered wrong, relabelled by the report's own rule, fails it."""
+    root = Path(__file__).resolve().parents[1]
+    rows = json.loads((root / "docs/financebench.json").read_text(encoding="utf-8"))["rows"]
+    gate = Gate.model_validate_json(
+        (root / "data/gates/financebench-all.json").read_text(encoding="utf-8")
+    )
+    assert failures(gate, financebench_outcomes(rows)) == []
+    [capex] = [row for row in rows if row["id"] == "financebench_id_03029"]
+    capex["answer"]["text"] = "3M's capital expenditures were $1,373 million in fiscal 2018 [1]."
+    worse = financebench_outcomes(summary(rows, {})["rows"])
+    assert worse["financebench_id_03029"].verdict == "wrong"
+    assert any("financebench_id_03029" in failure for failure in failures(gate, worse))

@@ -1,11 +1,13 @@
-"""FinanceBench on the PDFs at hand: does scoped search find the gold evidence, and does the
-answerer state the gold figure? Written to docs/financebench.json and docs/financebench.md.
+"""FinanceBench on the PDFs at hand: does scoped search find the gold evidence, and is each
+answer correct, incorrect or declined as the paper labels it? Written to docs/financebench.json
+and docs/financebench.md.
 
-Indexes ``corpus/financebench/pdfs`` into its own SQLite file, keeps the questions whose document
-is there, asks each scoped to that document's filing, and scores evidence recall@k (every
-question) and answer accuracy (questions whose gold answer is a bare figure). Generations are
-recorded to a tape, so ``--replay`` rebuilds the report without the model. ``render`` is a pure
-function of the JSON, so a checker can re-render the page and compare.
+Indexes ``corpus/financebench/pdfs`` into its own SQLite file and asks all 150 questions: each
+scoped to its document's filing where one is indexed, else of the whole corpus (any answer to
+those is incorrect). Scores evidence recall@k for the scoped questions and labels every answer
+(``eval.financebench_labels``). Generations are recorded to a tape, so ``--replay`` rebuilds the
+report without the model; the page (``eval.financebench_page``) is a pure function of the JSON,
+so a checker can re-render it and compare.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sys
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +29,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from edgar_rag.answer.answerer import Answerer
-from edgar_rag.answer.numbers import Figure, find_figures
 from edgar_rag.compose import (
     build_answerer,
     build_company_list,
@@ -35,14 +36,20 @@ from edgar_rag.compose import (
     build_searcher,
 )
 from edgar_rag.config import Settings, load_settings
-from edgar_rag.domain import Embedder, FilingStore, Generator, Hit, Response, Scope
-from edgar_rag.eval.sets import FINANCEBENCH_SET
+from edgar_rag.domain import Embedder, FilingStore, Generator, Hit, Scope
+from edgar_rag.eval.financebench_labels import (
+    DEFAULT_JUDGMENTS,
+    RELATIVE_TOLERANCE,
+    Judgment,
+    labelled,
+    read_judgments,
+    scores,
+)
+from edgar_rag.eval.financebench_page import render
 from edgar_rag.eval.stats import Interval, percentiles, wilson
-from edgar_rag.eval.strict import Gold, Unit, half_step_of, is_gold, states_gold
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import Outcome, index_filings
 from edgar_rag.ingest.local import find_local_filings
-from edgar_rag.markdown import share, table
 from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
 
@@ -52,22 +59,17 @@ RUN_CHARS = 60
 COVER_CHARS = 20
 COVER_SHARE = 0.5
 """Strict overlap: half the shorter text lies in 20-character runs that the other text shares."""
-RELATIVE_TOLERANCE = 0.01
 DEFAULT_TAPE = Path("data/financebench/tape.jsonl")
 TYPES = ("metrics-generated", "domain-relevant", "novel-generated")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
-_LETTER_OR_DIGIT = re.compile(r"[A-Za-z0-9]")
-_QUESTION_SCALE = re.compile(r"\b(thousands|millions|billions)\b", re.IGNORECASE)
-_SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
 PAPER = (
-    ("GPT-4-Turbo", "closed book (no retrieval)", "9%"),
-    ("GPT-4-Turbo", "shared vector store (one store for all documents)", "19%"),
-    ("GPT-4-Turbo", "single vector store (the question's own document)", "50%"),
-    ("GPT-4-Turbo", "long context (the relevant pages in the prompt)", "79%"),
-    ("GPT-4-Turbo", "oracle (the evidence page given)", "85%"),
+    ("GPT-4-Turbo", "per-document vector store", 75, 17, 58),
+    ("GPT-4-Turbo", "whole document in context (context first)", 118, 26, 6),
+    ("GPT-4-Turbo", "oracle (the gold evidence page given)", 134, 14, 2),
 )
-"""Islam et al. 2023 (arXiv 2311.11944): correct answers, human-judged, 150 cases of all types."""
+"""Islam et al. 2023 (arXiv 2311.11944): correct, incorrect and refused out of its 150
+open-source questions, counted from the labels in the repository's released ``results/``."""
 
 
 class Evidence(BaseModel):
@@ -182,63 +184,35 @@ def overlaps(passage: str, evidence: str) -> bool:
     return EvidenceText.of(evidence).overlaps(passage)
 
 
-# -- numeric answers (pure) ------------------------------------------------------------------------
-
-
-def gold_figure(answer: str) -> Figure | None:
-    """The figure a gold answer is, when it is nothing else (``$1577.00``, ``-3.7``, ``1.9%``)."""
-    figures = find_figures(answer)
-    if len(figures) != 1:
-        return None
-    rest = answer.replace(figures[0].text, "")
-    return None if _LETTER_OR_DIGIT.search(rest) else figures[0]
-
-
-def question_scale(question: str) -> float | None:
-    """The scale a question asks the answer in (``in USD millions`` is 1e6), if it names one."""
-    match = _QUESTION_SCALE.search(question)
-    return _SCALES[match.group(1).lower()] if match else None
-
-
-def gold_of(gold: Figure, scale: float | None) -> Gold:
-    """The strict rule's gold: a ``$`` gold is dollars, a percentage a percentage, anything else a
-    plain number; the gold is read in the question's scale where it writes none and the
-    question names one (``in USD millions``: ``$1577.00`` is 1,577 million)."""
-    unit: Unit = "percent" if gold.is_percent else "usd" if "$" in gold.text else "number"
-    in_scale = scale if scale is not None and gold.scale == 1 and not gold.is_percent else 1.0
-    return Gold(
-        gold.value * in_scale,
-        unit,
-        asked_scale=scale,
-        half_step=half_step_of(gold, gold.scale * in_scale),
-        relative_tolerance=RELATIVE_TOLERANCE,
-    )
-
-
-def matches(gold: Figure, scale: float | None, stated: Figure, text: str | None = None) -> bool:
-    """``stated`` (a figure of ``text``) is ``gold`` under the strict rule
-    (``edgar_rag.eval.strict``), within 1% or the rounding it wrote, whichever is wider.
-
-    A figure written without a scale is read in the question's (``1,577`` for a question asking
-    in USD millions), never as a scale the question does not name (``1,577`` is not ``$1,577
-    million``); a percentage matches only a percentage; the sign is the gold's (``-3.7`` is not
-    ``3.7``, unless the sentence names the decrease)."""
-    return is_gold(stated, stated.text if text is None else text, gold_of(gold, scale))
-
-
-def is_correct(gold: Figure, scale: float | None, response: Response) -> bool:
-    """An answer (not a decline) one of whose figures is the gold figure."""
-    if response.reason is not None or response.text is None:
-        return False
-    return states_gold(response.text, gold_of(gold, scale))
-
-
 # -- running -------------------------------------------------------------------------------------
 
 
 def read_cases(path: Path) -> list[Case]:
     lines = path.read_text(encoding="utf-8").splitlines()
     return [Case.model_validate_json(line) for line in lines if line.strip()]
+
+
+KINDS = {
+    "10k": "10-K",
+    "10k_annualreport": "10-K",
+    "10q": "10-Q",
+    "8k": "8-K",
+    "earnings": "earnings release",
+}
+"""FinanceBench's document types (``doc_type``) as the page names them; an annual report
+bound with its 10-K (``10k_annualreport``) is a 10-K."""
+
+
+def document_kinds(path: Path) -> dict[str, str]:
+    """Each FinanceBench document's kind (``10-K``, ``10-Q``, ``8-K``, ``earnings release``),
+    from ``financebench_document_information.jsonl``, which lists every document its questions
+    name, those missing from ``pdfs/`` too."""
+    kinds = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            document = json.loads(line)
+            kinds[document["doc_name"]] = KINDS[document["doc_type"].lower()]
+    return kinds
 
 
 def _stem(source: str) -> str:
@@ -306,47 +280,6 @@ def _retrieval(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _answers(rows: Sequence[dict[str, Any]], in_prompt: int, replayed: bool) -> dict[str, Any]:
-    asked = [r for r in rows if r.get("answer") is not None]
-    answered = [r for r in asked if r["answer"]["reason"] is None]
-    correct = sum(r["answer"]["correct"] for r in asked)
-    reasonings = sorted({r["reasoning"] or "unlabelled" for r in asked})
-    return {
-        "numeric": len(asked),
-        "non_numeric": len(rows) - len(asked),
-        "evidence_in_prompt": sum(
-            r["ranks"]["any"] is not None and r["ranks"]["any"] <= in_prompt for r in asked
-        ),
-        "answered": len(answered),
-        "answered_without_figure": sum(not find_figures(r["answer"]["text"]) for r in answered),
-        "correct": correct,
-        "accuracy": _interval(correct, len(asked)),
-        "answered_share": _interval(len(answered), len(asked)),
-        "correct_when_answered": _interval(correct, len(answered)),
-        "declined": dict(
-            sorted(Counter(r["answer"]["reason"] for r in asked if r not in answered).items())
-        ),
-        "by_reasoning": {
-            name: _interval(
-                sum(
-                    r["answer"]["correct"]
-                    for r in asked
-                    if (r["reasoning"] or "unlabelled") == name
-                ),
-                sum((r["reasoning"] or "unlabelled") == name for r in asked),
-            )
-            for name in reasonings
-        },
-        "seconds": {
-            key: round(value, 2)
-            for key, value in percentiles([r["answer"]["seconds"] for r in asked]).items()
-        }
-        if asked
-        else {},
-        "replayed": replayed,
-    }
-
-
 def _filers(index: FilingStore) -> dict[str, dict[str, Any]]:
     """Each indexed PDF's filer as ingest named it."""
     return {
@@ -365,6 +298,7 @@ def run(
     settings: Settings | None = None,
     progress: Callable[[str], None] = lambda line: None,
     generator: Generator | None = None,
+    judgments: Path = DEFAULT_JUDGMENTS,
 ) -> dict[str, Any]:
     """Index the FinanceBench PDFs, ask their questions, and return the report (a JSON dict).
 
@@ -372,6 +306,7 @@ def run(
     also written to a journal beside ``db``; ``resume`` keeps the tape and the journal of an
     interrupted run and asks only the questions the journal lacks (a fresh run clears both).
     ``generator`` stands in for the settings' model (the gate's refuser: no model, no tape).
+    Each row is labelled (``eval.financebench_labels``) with the ``judgments`` committed.
     """
     chosen = (settings or load_settings()).model_copy(
         update={"db": db, "tape": tape, "tape_mode": "replay" if replay else "record"}
@@ -395,25 +330,33 @@ def run(
         answerer = build_answerer(chosen, index)
         if generator is not None:
             answerer.generator = generator
+        kinds = document_kinds(folder / "financebench_document_information.jsonl")
         rows = []
-        for number, case in enumerate(kept, 1):
-            scope = scopes.get(case.doc_name)
-            if scope is None:
-                continue
+        for number, case in enumerate(cases, 1):
             row = done.get(case.financebench_id)
             if row is None:
-                row = _ask(case, scope, searcher, answerer)
+                scope = scopes.get(case.doc_name)
+                document = {
+                    "kind": kinds.get(case.doc_name, "unknown"),
+                    "document": "indexed"
+                    if scope is not None
+                    else "not_indexed"
+                    if case.doc_name.lower() in present
+                    else "missing",
+                }
+                row = _ask(case, scope, searcher, answerer, document)
                 if not replay:
                     with journal.open("a", encoding="utf-8") as handle:
                         handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             rows.append(row)
-            progress(f"{number}/{len(kept)} {case.financebench_id}")
+            progress(f"{number}/{len(cases)} {case.financebench_id}")
         return {
             "command": "edgar-rag eval financebench"
             + (" --replay" if replay else "")
             + (" --resume" if done else ""),
             "questions": len(cases),
             "pdfs": len(pdfs),
+            "pdfs_by_kind": dict(Counter(kinds.get(p.stem, "unknown") for p in pdfs)),
             "covered": len(kept),
             "covered_by_type": dict(Counter(c.question_type for c in kept)),
             "unscoped": sorted({c.doc_name for c in kept} - scopes.keys()),
@@ -427,18 +370,62 @@ def run(
                 "search_k": answerer.settings.search_k,
                 "passages_in_prompt": answerer.settings.passages_in_prompt,
             },
-            "multi_evidence": sum(r["evidence_pieces"] > 1 for r in rows),
-            "other_documents": sum(bool(r["other_documents"]) for r in rows),
-            "retrieval": _retrieval(rows),
-            "answers": _answers(rows, answerer.settings.passages_in_prompt, replay),
+            "rules": {
+                "run_chars": RUN_CHARS,
+                "cover_chars": COVER_CHARS,
+                "cover_share": COVER_SHARE,
+                "relative_tolerance": RELATIVE_TOLERANCE,
+                "ks": list(KS),
+            },
+            "replayed": replay,
             "resumed_rows": len(done),
             "machine": {
                 "cpus": os.cpu_count(),
                 "load_average": [round(v, 1) for v in os.getloadavg()],
             },
-            "paper": [{"model": m, "setup": s, "correct": c} for m, s, c in PAPER],
-            "rows": rows,
+            "paper": [
+                {"model": m, "setup": s, "correct": c, "incorrect": i, "declined": d}
+                for m, s, c, i, d in PAPER
+            ],
+            **summary(rows, read_judgments(judgments)),
         }
+
+
+def summary(rows: Sequence[dict[str, Any]], judgments: Mapping[str, Judgment]) -> dict[str, Any]:
+    """What the page reports of a run's rows (pure): each row labelled, the labels counted,
+    evidence recall over the questions asked scoped to their document, seconds per question."""
+    rows = labelled(rows, judgments)
+    indexed = [r for r in rows if r["document"] == "indexed"]
+    scored = scores(rows, TYPES, tuple(dict.fromkeys(KINDS.values())))
+    return {
+        "indexed_questions": len(indexed),
+        "multi_evidence": sum(r["evidence_pieces"] > 1 for r in indexed),
+        "other_documents": sum(bool(r["other_documents"]) for r in indexed),
+        "retrieval": _retrieval(indexed),
+        "scores": scored,
+        "correct_share": _interval(scored["asked"]["correct"], scored["asked"]["n"]),
+        "seconds": _seconds(rows),
+        "rows": rows,
+    }
+
+
+def _seconds(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Seconds per question, for answers made in code and for those the model wrote."""
+    groups = {
+        "in code": [r for r in rows if not r["answer"].get("completion_tokens")],
+        "by the model": [r for r in rows if r["answer"].get("completion_tokens")],
+    }
+    return {
+        name: {
+            "n": len(members),
+            **{
+                key: round(value, 2)
+                for key, value in percentiles([r["answer"]["seconds"] for r in members]).items()
+            },
+        }
+        for name, members in groups.items()
+        if members
+    }
 
 
 def _read_journal(journal: Path) -> dict[str, dict[str, Any]]:
@@ -462,297 +449,46 @@ def _index_pdfs(
     return refused
 
 
-def _ask(case: Case, scope: Scope, searcher: Searcher, answerer: Answerer) -> dict[str, Any]:
-    """One question's row: its evidence ranks, and its answer when the gold is a bare figure."""
-    hits = searcher.search(read_question(case.question), scope, max(KS))
+def _ask(
+    case: Case,
+    scope: Scope | None,
+    searcher: Searcher,
+    answerer: Answerer,
+    document: dict[str, str],
+) -> dict[str, Any]:
+    """One question's row: its evidence ranks in its document's filing, and the answer it got.
+
+    ``document`` gives its kind and whether it is ``indexed``, ``not_indexed`` (in ``pdfs/`` but
+    refused by ingest) or ``missing`` (not in ``pdfs/``). A question whose document is not
+    indexed (``scope`` None) is asked of the whole corpus, as a user without that document would
+    ask it: any answer to it is incorrect."""
     row: dict[str, Any] = {
         "id": case.financebench_id,
         "doc": case.doc_name,
+        **document,
         "type": case.question_type,
         "reasoning": case.question_reasoning,
+        "question": case.question,
         "evidence_pieces": len(case.evidence),
         "other_documents": sorted({e.doc_name for e in case.evidence} - {case.doc_name}),
-        "ranks": evidence_ranks(hits, [e.evidence_text for e in case.evidence]),
-        "gold": None,
+        "ranks": None,
+        "gold": case.answer,
         "answer": None,
     }
-    gold = gold_figure(case.answer)
-    if gold is None:
-        return row
-    row["gold"] = case.answer
+    if scope is not None:
+        hits = searcher.search(read_question(case.question), scope, max(KS))
+        row["ranks"] = evidence_ranks(hits, [e.evidence_text for e in case.evidence])
     started = time.perf_counter()
-    response = answerer.answer(case.question, scope)
+    response = answerer.answer(case.question, scope or Scope())
     row["answer"] = {
         "text": response.text,
         "reason": response.reason.value if response.reason else None,
-        "correct": is_correct(gold, question_scale(case.question), response),
+        "detail": response.detail,
+        "generator": response.generator,
+        "completion_tokens": response.completion_tokens,
         "seconds": round(time.perf_counter() - started, 2),
     }
     return row
-
-
-# -- the page (pure) -----------------------------------------------------------------------------
-
-
-def _share(figures: dict[str, Any]) -> str:
-    bounds = (figures["low"], figures["high"])
-    return share(figures["k"], figures["n"], figures["estimate"], bounds, prose=True)
-
-
-def _cell(text: str | None, width: int = 90) -> str:
-    flat = " ".join((text or "").split()).replace("|", "\\|")
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-def _recall_table(scores: dict[str, dict[str, float]]) -> list[str]:
-    return table(
-        ["questions", "n", *(f"recall@{k}" for k in KS)],
-        [
-            [name, int(s["n"]), *(f"{s[f'recall@{k}']:.3f}" for k in KS)]
-            for name, s in scores.items()
-        ],
-        align="lr" + "r" * len(KS),
-    )
-
-
-def render(report: dict[str, Any]) -> str:
-    """The Markdown page, a pure function of the report."""
-    lines = [
-        "# FinanceBench: evidence recall and numeric answers",
-        "",
-        f"Written by `{report['command']}` from "
-        "`docs/financebench.json`; generations are on the tape `data/financebench/tape.jsonl`, so "
-        "`--replay` rebuilds this page without the model.",
-        "",
-        FINANCEBENCH_SET.disclosure(),
-        "",
-        *_what_was_run(report),
-        *_evidence_recall(report),
-        *_numeric_answers(report),
-        *_seconds_per_question(report),
-        *_answer_table(report["rows"]),
-        *_the_papers_figures(report["paper"]),
-        *_notes(report),
-    ]
-    return "\n".join(lines)
-
-
-def _what_was_run(report: dict[str, Any]) -> list[str]:
-    chosen = report["settings"]
-    return [
-        "## What was run",
-        "",
-        f"- {report['pdfs']} FinanceBench 10-K PDFs (`../shared/corpus/financebench/pdfs`) indexed "
-        f"into their own SQLite file: {report['chunks']} chunks, embedder {chosen['embedder']}"
-        + (
-            f"; refused: {', '.join(sorted(report['refused_pdfs']))}"
-            if report["refused_pdfs"]
-            else ""
-        )
-        + ".",
-        f"- {report['covered']} of the {report['questions']} open-source questions name a document "
-        "that is here ("
-        + ", ".join(f"{t} {n}" for t, n in sorted(report["covered_by_type"].items()))
-        + "). Each is asked scoped to its document's filing (matched by file name)"
-        + (f"; no filing found for {', '.join(report['unscoped'])}" if report["unscoped"] else "")
-        + ".",
-        f"- Search: hybrid (dense + BM25, fused, near-duplicates removed), top 10. Answers: the "
-        f"default answerer, generator `{chosen['generator']}`, gate `{chosen['gate']}`, "
-        f"{chosen['passages_in_prompt']} of the top {chosen['search_k']} passages in the prompt, "
-        "figures verified against the passages they cite.",
-        "",
-    ]
-
-
-def _evidence_recall(report: dict[str, Any]) -> list[str]:
-    retrieval = report["retrieval"]
-    return [
-        "## Evidence recall@k",
-        "",
-        f"A hit: a retrieved passage and a gold evidence text share {RUN_CHARS} characters in a "
-        "row after both are normalised (Unicode NFKC, lower case, everything but letters and "
-        "digits removed, so the broken spacing of PDF extraction does not matter, and a "
-        "passage's labelled statement rows read as printed, without the column header each cell "
-        "repeats or the heading each row under it repeats); an evidence "
-        f"shorter than that must appear whole. Strict: at least {COVER_SHARE:.0%} of the shorter "
-        f"of the two lies in {COVER_CHARS}-character runs the other shares. A question counts "
-        "when any of its evidence texts is hit; *every* needs all of them in the top k.",
-        "",
-        "### Any evidence",
-        "",
-        *_recall_table(retrieval["any"]),
-        "",
-        "### Strict overlap",
-        "",
-        *_recall_table(retrieval["strict"]),
-        "",
-        f"### Every evidence text ({report['multi_evidence']} questions have more than one)",
-        "",
-        *_recall_table(retrieval["every"]),
-        "",
-    ]
-
-
-def _numeric_answers(report: dict[str, Any]) -> list[str]:
-    answers, chosen = report["answers"], report["settings"]
-    return [
-        "## Numeric answers",
-        "",
-        f"{answers['numeric']} questions have a gold answer that is a bare figure (`$1577.00`, "
-        f"`1.9%`, `-3.7`); the other {answers['non_numeric']} (prose, some with figures inside) "
-        "are not scored here. Correct (the strict rule of issue 42, `edgar_rag.eval.strict`): "
-        "not a decline, and a figure of the answer equals the gold within "
-        f"{RELATIVE_TOLERANCE:.0%} or the rounding it wrote (a rounding coarser than 1% of the "
-        "gold never counts), in the gold's unit (a percentage only for a percentage, dollars "
-        "for dollars), read in the question's scale where it writes none (`in USD millions`) "
-        "and never in a scale nobody named, with the gold's sign (a negative gold stated "
-        "negative or as a decrease). Intervals: Wilson, 95%.",
-        "",
-        *table(
-            ["measure", "value"],
-            [
-                ["correct", _share(answers["accuracy"])],
-                ["answered (not declined)", _share(answers["answered_share"])],
-                ["correct when answered", _share(answers["correct_when_answered"])],
-                *(
-                    [f"correct, {name}", _share(figures)]
-                    for name, figures in answers["by_reasoning"].items()
-                ),
-            ],
-        ),
-        "",
-        f"The gold evidence was among the {chosen['passages_in_prompt']} passages of the prompt "
-        f"for {answers['evidence_in_prompt']} of the {answers['numeric']} (by the overlap rule "
-        "above; the prompt shows each passage's best window, not the whole chunk). "
-        f"{answers['answered_without_figure']} of the answers state no figure at all.",
-        "",
-        "Declines by reason: "
-        + (
-            ", ".join(f"`{reason}` {count}" for reason, count in answers["declined"].items())
-            or "none"
-        )
-        + ".",
-        "",
-    ]
-
-
-def _seconds_per_question(report: dict[str, Any]) -> list[str]:
-    answers = report["answers"]
-    seconds = answers["seconds"]
-    if not seconds:
-        return []
-    machine = report["machine"]
-    measured = (
-        "replayed from the tape: these time the replay, not the model"
-        if answers["replayed"]
-        else f"{machine['cpus']} CPU cores shared with other work, load average "
-        f"{machine['load_average'][1]} over the last 5 minutes of the run"
-    )
-    if report["resumed_rows"]:
-        measured += (
-            f"; {report['resumed_rows']} rows were kept from an interrupted earlier process "
-            "(`--resume`) and timed there"
-        )
-    return [
-        f"Seconds per question (search, model, verification; {measured}): "
-        f"P50 {seconds['p50']:.1f}, P95 {seconds['p95']:.1f}.",
-        "",
-    ]
-
-
-def _answer_table(rows: list[dict[str, Any]]) -> list[str]:
-    """Each numeric question asked: its gold figure and the answer or decline it got."""
-    cells = []
-    for row in rows:
-        given = row["answer"]
-        if given is None:
-            continue
-        said = given["text"] if given["reason"] is None else f"declined: {given['reason']}"
-        cells.append(
-            [
-                row["id"].removeprefix("financebench_id_"),
-                row["type"],
-                row["gold"],
-                _cell(said),
-                "yes" if given["correct"] else "no",
-            ]
-        )
-    return table(["id", "type", "gold", "answer or decline", "correct"], cells, align="llr")
-
-
-def _the_papers_figures(paper: list[dict[str, Any]]) -> list[str]:
-    return [
-        "",
-        "## The paper's figures (other models and setups, not re-run here)",
-        "",
-        "As reported in the paper (Islam et al. 2023, arXiv 2311.11944): share of correct "
-        "answers on its 150-case sample of all question types, judged by people; the abstract's "
-        '"incorrectly answered or refused to answer 81% of questions" is the shared vector '
-        "store row. The paper also evaluates Llama 2 and Claude 2; their figures are not quoted "
-        "here. Not comparable with the numbers above: other models, all question types, human "
-        "grading; the nearest setup to ours is the single vector store.",
-        "",
-        *table(
-            ["model", "setup", "correct (as reported)"],
-            [[p["model"], p["setup"], p["correct"]] for p in paper],
-            align="llr",
-        ),
-    ]
-
-
-def _notes(report: dict[str, Any]) -> list[str]:
-    return [
-        "",
-        "## Notes",
-        "",
-        "- The PDFs' income statements, balance sheets and cash-flow statements are read into "
-        "labelled rows with their column years and scale (`ingest/statements.py`, measured in "
-        "[the PDF readers' comparison](pdf_readers.md)), and each row's figures are stored "
-        "beside XBRL facts; other tables are plain lines.",
-        "- Search ranks, beside dense and BM25 passages, the chunks displaying the statement "
-        "rows a figure question names (by their labels, as XBRL facts by their concepts) and "
-        "the rows a named metric is computed from (the metric library's operands: a quick ratio "
-        "finds the balance sheet), and matches no word of the filer's own name (which would "
-        "rank its lists of subsidiaries and exhibits first).",
-        "- FinanceBench's evidence texts come from another PDF extractor; the overlap rule "
-        "compares letters and digits only. A passage that repeats a table's rows elsewhere in "
-        "the filing (MD&A beside the statements) counts as a hit; the strict rule shows how much "
-        "that matters.",
-        _filer_note(report),
-        f"- {report['multi_evidence']} questions cite several evidence pages; "
-        f"{report['other_documents']} cite another document than the one asked about.",
-        "- Most bare-figure questions ask for a computed metric (a ratio, an average, a growth "
-        "rate): each is planned by the metric library or read from the formula the question "
-        "states, and computed in code from the statement rows' figures, each cited; a metric "
-        "whose operand no statement row prints is declined as `missing_figure`.",
-        "",
-    ]
-
-
-def _filer_note(report: dict[str, Any]) -> str:
-    """How the filers were named: by their cover, or (runs before ingest read covers) by their
-    file names, with FinanceBench's spelling put in when the two differed only in spacing."""
-    answers = report["answers"]
-    if "renamed" in answers:
-        return (
-            "- This run named each filer by its PDF's file name (`BESTBUY_2019_10K.pdf` gave "
-            "`BESTBUY`), which the company guard does not recognise as the Best Buy a question "
-            f"names; {answers['renamed']} of the numeric questions were asked with "
-            "FinanceBench's spelling of the same name (equal once spacing and punctuation are "
-            "dropped). Under the file-name spelling the guard would have declined "
-            f"{answers['declined_under_file_name']} of them as `out_of_scope`. Ingest now names "
-            "the filer as the PDF's cover does (`Best Buy Co., Inc.`), with its CIK and ticker "
-            "from edgartools' list of companies, so later runs ask the questions as written."
-        )
-    filers = report["filers"].values()
-    return (
-        "- Each filer is named as its PDF's cover prints it, above \"(Exact name of registrant "
-        "as specified in its charter)\" (`Best Buy Co., Inc.`, not the file name's `BESTBUY`), "
-        "so the company guard knows the Best Buy a question names; "
-        f"{sum(f['cik'] is not None for f in filers)} of the {len(filers)} filers also have "
-        "their CIK and ticker from edgartools' list of companies. The questions are asked as "
-        "FinanceBench writes them."
-    )
 
 
 def write_report(report: dict[str, Any], out: Path) -> None:

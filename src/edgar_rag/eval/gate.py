@@ -19,7 +19,7 @@ runner ``eval/asks.py``) registers as ``GatedSet("asks", ("dev", "eval"), asks.s
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.config import Settings
+from edgar_rag.eval.financebench_labels import gold_figure
 
 GATES = Path("data/gates")
 CORPUS = Path("../shared/corpus")
@@ -277,23 +278,31 @@ def score_computed(split: str, settings: Settings) -> dict[str, Outcome]:
 
 
 def score_financebench(split: str, settings: Settings) -> dict[str, Outcome]:
-    """FinanceBench's bare-figure questions over its PDFs' own index, answered in code as the
-    committed report's were (its tape is empty): a question that reaches the model is declined
-    by a stand-in that refuses, and counts as declined. The first run indexes the 36 PDFs into
-    build/financebench.db (about 20 minutes on 2 cores); later runs find them there."""
+    """FinanceBench's bare-figure questions whose filing is indexed, over its PDFs' own index,
+    answered in code as the committed report's were: a question that reaches the model is
+    declined by a stand-in that refuses, and counts as declined. Each is labelled by the
+    report's strict rule (``eval.financebench_labels``); the prose questions, which the model
+    answers, are not gated here. The first run indexes the PDFs into build/financebench.db
+    (about 20 minutes on 2 cores); later runs find them there."""
     from edgar_rag.eval.computed_answers import Refuser  # noqa: PLC0415
     from edgar_rag.eval.financebench import DEFAULT_TAPE, run  # noqa: PLC0415
 
     db = Path("build/financebench.db")
     report = run(CORPUS, db, DEFAULT_TAPE, replay=True, settings=settings, generator=Refuser())
+    return financebench_outcomes(report["rows"])
+
+
+def financebench_outcomes(rows: Sequence[Mapping[str, Any]]) -> dict[str, Outcome]:
+    """The gated FinanceBench rows (a bare-figure gold, its filing indexed) by their labels."""
+    verdicts: dict[str, Verdict] = {
+        "correct": "correct",
+        "incorrect": "wrong",
+        "declined": "declined",
+    }
     return {
-        row["id"]: Outcome(
-            row["type"],
-            "answer",
-            _verdict(row["answer"]["reason"] is None, bool(row["answer"]["correct"])),
-        )
-        for row in report["rows"]
-        if row["answer"] is not None
+        row["id"]: Outcome(row["type"], "answer", verdicts[row["label"]["verdict"]])
+        for row in rows
+        if row["document"] == "indexed" and gold_figure(row["gold"]) is not None
     }
 
 
