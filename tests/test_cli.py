@@ -34,7 +34,7 @@ def invoke(runner: CliRunner, *args: str) -> Result:
 def test_ingest_then_list_the_filings_as_json(run: CliRunner, sample_dir: Path) -> None:
     ingested = invoke(run, "ingest", "--from", str(sample_dir))
     assert ingested.exit_code == 0, ingested.output
-    assert "indexed    AAPL 2025" in ingested.stdout
+    assert "indexed    AAPL FY2025" in ingested.stdout
     listed = invoke(run, "filings", "--json")
     rows = json.loads(listed.stdout)
     apple = next(r for r in rows if r["ticker"] == "AAPL" and r["fiscal_year"] == 2025)
@@ -70,7 +70,7 @@ def test_a_bad_file_is_refused_and_the_good_ones_still_indexed(
     truncated.write_bytes(b"<html><body><p>FORM 10-K</p>" * 10)
     result = invoke(run, "ingest", "--from", str(sample_copy))
     assert result.exit_code == 1
-    assert f"refused    {sample_copy / 'notes.txt'}: not a 10-K" in result.stdout
+    assert f"refused    {sample_copy / 'notes.txt'}: its form cannot be told" in result.stdout
     assert "truncated.htm: the HTML looks truncated" in result.stdout
     assert "Traceback" not in result.output
     rows = json.loads(invoke(run, "filings", "--json").stdout)

@@ -15,6 +15,7 @@ from edgar_rag.figures.plan import ComputationPlan, Unplanned, compute_plan, pla
 from edgar_rag.figures.stated import FormulaDecline
 from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.question.reading import read_question
+from edgar_rag.question.request import Transform
 from figures_facts import FINANCEBENCH, corpus_figures
 
 LIBRARY = load_library()
@@ -159,3 +160,44 @@ def test_a_line_item_is_planned_as_the_question_asks_it() -> None:
 
 def test_two_line_items_and_no_metric_to_join_them_are_not_guessed_at() -> None:
     assert _left_to_the_model(_planned("What were Apple's revenue and net income in 2025?"))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many times did Union Pacific's 2024 operating income cover its interest expense?",
+        "How many times does operating income cover interest expense in fiscal 2024?",
+    ],
+)
+def test_a_formula_written_as_one_figure_covering_another_is_the_metric_it_spells(
+    question: str,
+) -> None:
+    plan = _plan(question)  # "how many times" asks a ratio's unit, not a product
+    assert (plan.name, plan.formula_text, plan.unit) == (
+        "interest_coverage",
+        "operating_income / interest_expense",
+        ResultUnit.RATIO,
+    )
+
+
+def test_the_question_s_own_formula_is_changed_as_the_rest_of_it_asks() -> None:
+    plan = _plan(
+        "Define the cost ratio as cost of sales divided by net sales. By how many percentage "
+        "points did it change in 2024?"
+    )  # a ratio of two amounts, asked in points: in percent
+    assert (plan.name, plan.formula_text, plan.unit) == (
+        "cost ratio",
+        "cost_of_revenue / revenue - cost_of_revenue[-1] / revenue[-1]",
+        ResultUnit.POINTS,
+    )
+    share = _planned(
+        "Define the SG&A share as SG&A divided by revenue. What was the percentage change in "
+        "the SG&A share in 2024?"
+    )
+    assert isinstance(share, Unplanned)
+    assert share.decline  # a percent change of a percentage: never its level
+    level = _plan(
+        "Define margin growth as gross profit divided by net sales. What was margin growth in "
+        "fiscal 2024?"
+    )
+    assert level.transform is Transform.LEVEL  # the name's "growth" is the definition's own

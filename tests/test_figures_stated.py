@@ -167,3 +167,37 @@ def test_a_definition_of_a_part_of_what_is_asked_is_declined() -> None:
         LIBRARY,
     )
     assert isinstance(declined, FormulaDecline)
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "formula"),
+    [
+        (
+            "What was Union Pacific's asset turnover in 2024, i.e. operating revenues over "
+            "average total assets?",
+            "asset turnover",
+            "revenue / avg(total_assets)",
+        ),
+        (
+            "What was its cost ratio (cost of sales over net sales) in 2024?",
+            "cost ratio",
+            "cost_of_revenue / revenue",
+        ),
+        (
+            "What was Apple's overhead ratio in fiscal 2024, that is, SG&A divided by total "
+            "revenue?",
+            "overhead ratio",
+            "sga / revenue",
+        ),
+    ],
+)
+def test_a_definition_after_i_e_or_in_parentheses_is_read(
+    question: str, name: str, formula: str
+) -> None:
+    stated = _read(question)
+    assert (stated.name, render(stated.formula)) == (name, formula)
+
+
+def test_a_parenthesis_without_arithmetic_defines_nothing() -> None:
+    question = "What was Boeing's backlog (in billions) at the end of 2024?"
+    assert read_stated_formula(question, LIBRARY) is None

@@ -210,7 +210,8 @@ def test_hints_name_a_filing_that_does_not_name_itself() -> None:
     [
         (b"", "empty"),
         (b"<html><body><p>Quarterly report</p>", "truncated"),
-        (b"<html><body><p>FORM 10-Q for the quarter</p></body></html>", "not a 10-K"),
+        (b"<html><body><p>FORM 10-Q for the quarter</p></body></html>", "no fiscal year found"),
+        (b"<html><body><p>A letter to our shareholders</p></body></html>", "form cannot be told"),
         (b"%PDF-1.4 this is not really a pdf", "not a readable PDF"),
         (b"\x00\x01\x02binary", "binary"),
     ],
@@ -221,14 +222,31 @@ def test_a_file_that_is_not_a_10k_is_refused_naming_it(content: bytes, message: 
     assert str(raised.value).startswith("bad/file.htm")
 
 
-def test_a_10q_with_cover_facts_is_refused() -> None:
-    html = (
-        b'<html><body><div style="display:none"><ix:header><ix:hidden>'
-        b'<ix:nonNumeric name="dei:DocumentType" contextRef="c1">10-Q</ix:nonNumeric>'
-        b"</ix:hidden></ix:header></div><p>FORM 10-K</p></body></html>"
+def _cover(document_type: str, *facts: str) -> bytes:
+    hidden = "".join(
+        f'<ix:nonNumeric name="dei:{fact.split("=")[0]}" contextRef="c1">{fact.split("=")[1]}'
+        "</ix:nonNumeric>"
+        for fact in (f"DocumentType={document_type}", *facts)
     )
-    with pytest.raises(ParseError, match="a 10-Q filing, not a 10-K"):
-        ingest_filing(RawFiling(html, "q.htm"))
+    return (
+        '<html><body><div style="display:none"><ix:header><ix:hidden>'
+        f"{hidden}</ix:hidden></ix:header></div><p>FORM 10-K</p>"
+        "<p>Item 1. Financial Statements</p><p>Our statements.</p></body></html>"
+    ).encode()
+
+
+def test_a_10q_is_known_by_its_cover_facts_form_and_quarter() -> None:
+    html = _cover("10-Q", "DocumentFiscalYearFocus=2024", "DocumentFiscalPeriodFocus=Q2",
+                  "EntityRegistrantName=Quarterly Co")  # fmt: skip
+    meta = ingest_filing(RawFiling(html, "q.htm")).meta
+    assert (meta.form, meta.fiscal_year, meta.fiscal_quarter) == ("10-Q", 2024, 2)
+    assert meta.period == "10-Q Q2 FY2024"
+
+
+def test_a_form_the_index_does_not_hold_is_refused_naming_it() -> None:
+    html = _cover("S-1", "DocumentFiscalYearFocus=2024", "EntityRegistrantName=Listing Co")
+    with pytest.raises(ParseError, match=r"^s1\.htm: a S-1 filing, not a 10-K, 10-Q, 8-K or earn"):
+        ingest_filing(RawFiling(html, "s1.htm"))
 
 
 def test_a_truncated_copy_of_a_real_filing_is_refused(sample_dir: object) -> None:

@@ -96,5 +96,5 @@ def test_ingest_prints_the_warning_on_stderr_and_the_outcome_on_stdout(
     [warning] = [line for line in result.stderr.splitlines() if line.startswith("warning")]
     assert warning.startswith("warning    ")
     assert "3M_2018_10K.pdf: only 2 of the 23 10-K Items found (missing Item 1B, " in warning
-    assert "indexed    MMM 2018" in result.stdout
+    assert "indexed    MMM FY2018" in result.stdout
     assert "warning" not in result.stdout

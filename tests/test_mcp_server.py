@@ -57,7 +57,7 @@ def test_the_tools_are_listed_with_the_response_object_as_their_schema(
     assert list(tools) == ["search", "ask", "compute", "filings"]
     ask = tools["ask"]
     assert set(ask.input_schema["properties"]) == {
-        "question", "ticker", "cik", "fiscal_year", "gate",
+        "question", "ticker", "cik", "fiscal_year", "form", "fiscal_quarter", "gate",
     }  # fmt: skip
     assert ask.input_schema["required"] == ["question"]
     assert ask.output_schema is not None

@@ -60,7 +60,13 @@ class MemoryPassages:
     texts: Sequence[str]
 
     def resolve_scope(
-        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+        self,
+        ticker: str | None = None,
+        cik: int | None = None,
+        fiscal_year: int | None = None,
+        *,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
     ) -> Scope:
         return Scope()
 

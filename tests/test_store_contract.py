@@ -187,6 +187,46 @@ def test_a_scope_is_the_latest_filing_of_a_ticker_or_cik_unless_a_year_is_named(
     assert store.resolve_scope().corpus_wide
 
 
+def _as_form(parsed: ParsedFiling, form: str, sha: str, **fields: object) -> ParsedFiling:
+    """The filing under another form's identity (its text and figures stay the 10-K's)."""
+    meta = replace(parsed.meta, form=form, sha256=sha * 64, **fields)  # type: ignore[arg-type]
+    return replace(slim(parsed, chunks=2), meta=meta)
+
+
+def test_a_10k_10qs_and_8ks_of_one_year_are_each_their_own_filing(
+    store: FilingStore, sample_filings: dict[str, ParsedFiling]
+) -> None:
+    apple = sample_filings["AAPL-2025"]
+    annual = write(store, slim(apple, chunks=2))
+    second = write(
+        store, _as_form(apple, "10-Q", "a", fiscal_quarter=2, period_end=date(2025, 3, 29))
+    )
+    third = write(
+        store, _as_form(apple, "10-Q", "b", fiscal_quarter=3, period_end=date(2025, 6, 28))
+    )
+    july = write(store, _as_form(apple, "8-K", "c", period_end=date(2025, 7, 31)))
+    may = write(store, _as_form(apple, "8-K", "d", period_end=date(2025, 5, 1)))
+    assert len({annual, second, third, july, may}) == len(store.filings()) == 5
+    assert store.resolve_scope(ticker="AAPL").filing_id == annual  # a year means its 10-K
+    assert store.resolve_scope(ticker="AAPL", fiscal_year=2025).filing_id == annual
+    assert store.resolve_scope(ticker="AAPL", form="10-Q").filing_id == third
+    assert store.resolve_scope(ticker="AAPL", fiscal_quarter=2).filing_id == second
+    assert store.resolve_scope(ticker="AAPL", form="8-K").filing_id == july
+    with pytest.raises(NotFoundError) as caught:
+        store.resolve_scope(ticker="AAPL", fiscal_quarter=1)
+    assert str(caught.value) == (
+        "ticker AAPL has no indexed filing for 10-Q Q1; indexed: 8-K 2025-05-01, "
+        "8-K 2025-07-31, FY2025, 10-Q Q2 FY2025, 10-Q Q3 FY2025"
+    )
+    scope = store.resolve_scope(ticker="AAPL", fiscal_quarter=2)
+    assert scope.filing is not None
+    assert scope.filing.period == "10-Q Q2 FY2025"
+    newer = _as_form(apple, "10-Q", "e", fiscal_quarter=2, period_end=date(2025, 3, 29))
+    replaced = write(store, newer)
+    assert len(store.filings()) == 5  # a newer copy of the same quarter replaces the old
+    assert store.resolve_scope(ticker="AAPL", fiscal_quarter=2).filing_id == replaced
+
+
 @pytest.mark.parametrize(
     ("where", "message"),
     [

@@ -134,15 +134,26 @@ class Index:
         fiscal_year: int | None = None,
         *,
         year: int | None = None,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
     ) -> Scope:
-        """One company's filing (its latest year unless ``fiscal_year`` is given), or the whole
-        corpus when no company is named; NotFoundError names what is not indexed,
-        EmptyIndexError says that nothing is (and the SQLite file is never created here).
-        ``year`` is ``fiscal_year``'s old name here, still accepted, as in the methods below."""
+        """One company's filing (its latest year unless ``fiscal_year`` is given; its annual
+        report unless ``form`` names another, ``10-Q``, ``8-K`` or ``earnings``, or a
+        ``fiscal_quarter`` a 10-Q), or the whole corpus when no company is named; NotFoundError
+        names what is not indexed, EmptyIndexError says that nothing is (and the SQLite file is
+        never created here). ``year`` is ``fiscal_year``'s old name here, still accepted, as in
+        the methods below; ValueError names a form that is none of those."""
         from edgar_rag.index.schema import resolve_indexed_scope  # noqa: PLC0415
 
         asked = _fiscal_year(fiscal_year, year)
-        return resolve_indexed_scope(self._open(create=False), ticker, cik, asked)
+        return resolve_indexed_scope(
+            self._open(create=False),
+            ticker,
+            cik,
+            asked,
+            form=_form(form),
+            fiscal_quarter=fiscal_quarter,
+        )
 
     def search(
         self,
@@ -152,12 +163,16 @@ class Index:
         cik: int | None = None,
         fiscal_year: int | None = None,
         year: int | None = None,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
         k: int = 5,
     ) -> list[Hit]:
         """The ``k`` passages that best answer ``question``, in one filing or the whole corpus."""
         from edgar_rag.question.reading import read_question  # noqa: PLC0415
 
-        scope = self.scope(ticker, cik, fiscal_year, year=year)
+        scope = self.scope(
+            ticker, cik, fiscal_year, year=year, form=form, fiscal_quarter=fiscal_quarter
+        )
         return self.searcher.search(read_question(_required(question)), scope, k)
 
     def ask(
@@ -168,13 +183,17 @@ class Index:
         cik: int | None = None,
         fiscal_year: int | None = None,
         year: int | None = None,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
         gate: str | None = None,
         on_token: Callable[[str], None] | None = None,
     ) -> Response:
         """The answer with its quoted citations, or a typed decline (DESIGN.md's response
         object). A figure question is answered in code; others go to the configured model,
         whose draft ``on_token`` is told as it comes when the model streams."""
-        scope = self.scope(ticker, cik, fiscal_year, year=year)
+        scope = self.scope(
+            ticker, cik, fiscal_year, year=year, form=form, fiscal_quarter=fiscal_quarter
+        )
         return self._answerer(model=True).answer(_required(question), scope, gate, on_token)
 
     def compute(
@@ -185,12 +204,16 @@ class Index:
         cik: int | None = None,
         fiscal_year: int | None = None,
         year: int | None = None,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
         gate: str | None = None,
     ) -> Response | None:
         """What ``ask`` answers in code, never reaching a model: a figure looked up or computed
         from cited figures, or a decline decided before any model (another company, a missing
         figure, a year not reported). None when the question needs the model."""
-        scope = self.scope(ticker, cik, fiscal_year, year=year)
+        scope = self.scope(
+            ticker, cik, fiscal_year, year=year, form=form, fiscal_quarter=fiscal_quarter
+        )
         return self._answerer(model=False).answer_in_code(_required(question), scope, gate)
 
     @property
@@ -247,8 +270,9 @@ class Index:
         stages: Stages | None = None,
     ) -> Iterator[IngestResult]:
         """Index each source, yielding its result as soon as it is stored (each filing in one
-        transaction; an unchanged one is skipped, one that is not a 10-K refused with a reason;
-        one missing Items a 10-K has is indexed with a ``warning``). ``stages`` is told each
+        transaction; an unchanged one is skipped, one that is not a 10-K, 10-Q, 8-K or earnings
+        release refused with a reason; one missing Items its form has is indexed with a
+        ``warning``). ``stages`` is told each
         filing's stages as they begin (not on a cluster, whose workers run them).
 
         ``cluster``: run each filing as a task on the Dask cluster at this address (``local``
@@ -374,6 +398,18 @@ def _fiscal_year(fiscal_year: int | None, year: int | None) -> int | None:
     if fiscal_year is not None and year is not None and fiscal_year != year:
         raise ValueError(f"fiscal_year={fiscal_year} and year={year} disagree; give fiscal_year")
     return year if fiscal_year is None else fiscal_year
+
+
+def _form(written: str | None) -> str | None:
+    """The form a caller names, as the index keeps it; ValueError for one it does not hold."""
+    if written is None:
+        return None
+    from edgar_rag.rules import canonical_form  # noqa: PLC0415
+
+    form = canonical_form(written)
+    if form is None:
+        raise ValueError(f"form {written!r}: one of 10-K, 10-Q, 8-K or earnings")
+    return form
 
 
 def _required(question: str) -> str:

@@ -290,6 +290,8 @@ def answer_settings(settings: Settings) -> AnswerSettings:
         chosen = replace(chosen, narrative_passages=settings.narrative_passages)
     if settings.narrative_passage_chars is not None:
         chosen = replace(chosen, narrative_passage_chars=settings.narrative_passage_chars)
+    if settings.answer_max_tokens is not None:
+        chosen = replace(chosen, max_tokens=settings.answer_max_tokens)
     return chosen
 
 

@@ -70,6 +70,13 @@ class Settings(BaseSettings):
     model_idle_s: float = Field(
         900.0, gt=0, description="seconds the local model process waits unused before it stops"
     )
+    answer_max_tokens: int | None = Field(
+        None,
+        ge=16,
+        le=1024,
+        description="tokens the model may write for an answer (default: the measured 120, "
+        "docs/performance.md); an answer cut there is declined as cut short",
+    )
     narrative_passages: int | None = Field(
         None,
         ge=1,

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, NewType, Protocol, TypeAlias, runtime_checkable
 
 from edgar_rag.errors import ParseError
+from edgar_rag.rules import filing_period
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,6 +59,7 @@ class FilingHints:
     fiscal_year: int | None = None
     period_end: date | None = None
     form: str | None = None
+    fiscal_quarter: int | None = None
     accession: Accession | None = None
     filing_date: date | None = None
     url: str | None = None
@@ -108,6 +110,14 @@ class FilingMeta:
     source_format: SourceFormat
     statements: tuple[StatementFound, ...] = ()
     """The statements found, in page order (filings read from XBRL list none yet)."""
+    fiscal_quarter: int | None = None
+    """The fiscal quarter a 10-Q (1-3) or an earnings release (1-4) reports; None for a 10-K,
+    an 8-K (known by its ``period_end``, the date of its report) or a release of a year."""
+
+    @property
+    def period(self) -> str:
+        """``FY2025``, ``10-Q Q2 FY2023``, ``8-K 2022-07-01`` (``rules.filing_period``)."""
+        return filing_period(self.form, self.fiscal_year, self.fiscal_quarter, self.period_end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +138,13 @@ class FilingSummary:
     source: str
     statements: tuple[StatementFound, ...] = ()
     """The primary statements found in the filing (PDFs), as ``FilingMeta.statements``."""
+    fiscal_quarter: int | None = None
+    period_end: date | None = None
+
+    @property
+    def period(self) -> str:
+        """As ``FilingMeta.period``."""
+        return filing_period(self.form, self.fiscal_year, self.fiscal_quarter, self.period_end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,7 +297,13 @@ class PassageIndex(Protocol):
     """What search needs from a store; SQLite and PostgreSQL both fit it."""
 
     def resolve_scope(
-        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+        self,
+        ticker: str | None = None,
+        cik: int | None = None,
+        fiscal_year: int | None = None,
+        *,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
     ) -> Scope: ...
 
     def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds: ...

@@ -33,6 +33,7 @@ from edgar_rag.errors import EdgarRagError
 from edgar_rag.service.models import (
     AskResponse,
     FilingEntry,
+    FormName,
     GateName,
     Question,
     SearchResponse,
@@ -45,14 +46,22 @@ INSTRUCTIONS = (
     "Answers about SEC 10-K filings. Every figure in an answer is printed in a passage it "
     "cites; when the filing does not support an answer, the response declines with a typed "
     "reason (abstained true, reason, detail). Call filings first to see which companies and "
-    "fiscal years are indexed; scope a question with ticker (or cik) and fiscal_year, or leave "
-    "them out to ask the whole corpus."
+    "fiscal years are indexed; scope a question with ticker (or cik) and fiscal_year (and form "
+    "and fiscal_quarter for a 10-Q, 8-K or earnings release), or leave them out to ask the "
+    "whole corpus."
 )
 
 Ticker = Annotated[str | None, Field(description="scope to this company's filing")]
 Cik = Annotated[int | None, Field(description="scope to this company by CIK")]
 FiscalYear = Annotated[
     int | None, Field(description="the filing's fiscal year (default: the latest indexed)")
+]
+Form = Annotated[
+    FormName | None, Field(description="the filing's form (default: the annual report, 10-K)")
+]
+Quarter = Annotated[
+    int | None,
+    Field(ge=1, le=4, description="a 10-Q's or an earnings release's fiscal quarter"),
 ]
 Passages = Annotated[int, Field(ge=1, le=50, description="how many passages")]
 Gate = Annotated[GateName | None, Field(description="relevance gate (default: the server's)")]
@@ -79,13 +88,24 @@ def create_server(index: Index) -> MCPServer:
         ticker: Ticker = None,
         cik: Cik = None,
         fiscal_year: FiscalYear = None,
+        form: Form = None,
+        fiscal_quarter: Quarter = None,
         k: Passages = 5,
     ) -> Annotated[CallToolResult, SearchResponse]:
         """Rank the passages that best answer a question, in one filing or the whole corpus."""
 
         def work() -> SearchResponse:
-            hits = index.search(question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, k=k)
-            source = index.scope(ticker, cik, fiscal_year).filing
+            hits = index.search(
+                question,
+                ticker=ticker,
+                cik=cik,
+                fiscal_year=fiscal_year,
+                form=form,
+                fiscal_quarter=fiscal_quarter,
+                k=k,
+            )
+            scope = index.scope(ticker, cik, fiscal_year, form=form, fiscal_quarter=fiscal_quarter)
+            source = scope.filing
             return SearchResponse.of(question, source, hits)
 
         return run(work)
@@ -96,6 +116,8 @@ def create_server(index: Index) -> MCPServer:
         ticker: Ticker = None,
         cik: Cik = None,
         fiscal_year: FiscalYear = None,
+        form: Form = None,
+        fiscal_quarter: Quarter = None,
         gate: Gate = None,
     ) -> Annotated[CallToolResult, AskResponse]:
         """Answer a question with quoted citations, or decline with a typed reason. A figure,
@@ -103,7 +125,15 @@ def create_server(index: Index) -> MCPServer:
         answered in code with its calculation; other questions go to the language model."""
         return run(
             lambda: AskResponse.of(
-                index.ask(question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, gate=gate)
+                index.ask(
+                    question,
+                    ticker=ticker,
+                    cik=cik,
+                    fiscal_year=fiscal_year,
+                    form=form,
+                    fiscal_quarter=fiscal_quarter,
+                    gate=gate,
+                )
             )
         )
 
@@ -113,6 +143,8 @@ def create_server(index: Index) -> MCPServer:
         ticker: Ticker = None,
         cik: Cik = None,
         fiscal_year: FiscalYear = None,
+        form: Form = None,
+        fiscal_quarter: Quarter = None,
         gate: Gate = None,
     ) -> Annotated[CallToolResult, AskResponse]:
         """What ask answers in code with no language model: a reported figure, or one computed
@@ -121,7 +153,13 @@ def create_server(index: Index) -> MCPServer:
 
         def work() -> AskResponse:
             response = index.compute(
-                question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, gate=gate
+                question,
+                ticker=ticker,
+                cik=cik,
+                fiscal_year=fiscal_year,
+                form=form,
+                fiscal_quarter=fiscal_quarter,
+                gate=gate,
             )
             if response is None:
                 raise _NeedsModelError(

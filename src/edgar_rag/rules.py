@@ -69,6 +69,44 @@ def fiscal_year_of_day(day: date, period_end: date, fiscal_year: int, *, event: 
     return fiscal_year_as_of(day, period_end, fiscal_year)
 
 
+ANNUAL_FORMS = frozenset({"10-K", "10-KT", "10-K405", "10-KSB"})
+QUARTERLY_FORM = "10-Q"
+CURRENT_FORM = "8-K"
+EARNINGS_RELEASE = "EX-99.1"
+"""An earnings release: the press release a company files as exhibit 99.1 to an 8-K (Item
+2.02); FinanceBench holds them as documents of their own."""
+FORMS = (*sorted(ANNUAL_FORMS), QUARTERLY_FORM, CURRENT_FORM, EARNINGS_RELEASE)
+"""Every form the index holds."""
+
+
+def canonical_form(written: str) -> str | None:
+    """The form a user or a file name writes (``10q``, ``8-K``, ``earnings``), as the index
+    keeps it; None when it is none of ``FORMS``."""
+    key = " ".join(written.upper().replace("_", " ").split())
+    form = {"10K": "10-K", "10Q": QUARTERLY_FORM, "8K": CURRENT_FORM}.get(key, key)
+    if form in {"EARNINGS", "EARNINGS RELEASE", "RELEASE"}:
+        form = EARNINGS_RELEASE
+    return form if form in FORMS else None
+
+
+def form_name(form: str) -> str:
+    """How a page or a message names a form: ``10-K``, ``10-Q``, ``8-K``, ``earnings release``."""
+    return "earnings release" if form == EARNINGS_RELEASE else form
+
+
+def filing_period(
+    form: str, fiscal_year: int, fiscal_quarter: int | None, period_end: date | None
+) -> str:
+    """A filing's period as a line names it: ``FY2025``, ``10-Q Q2 FY2023``, ``8-K 2022-07-01``,
+    ``earnings release Q4 FY2023``."""
+    if form in ANNUAL_FORMS:
+        return f"FY{fiscal_year}"
+    if form == CURRENT_FORM and period_end is not None:
+        return f"8-K {period_end.isoformat()}"
+    quarter = f"Q{fiscal_quarter} " if fiscal_quarter else ""
+    return f"{form_name(form)} {quarter}FY{fiscal_year}"
+
+
 def same_day(day: date, year: int) -> date:
     """``day`` in another year (28 February for a 29th)."""
     return (

@@ -58,7 +58,7 @@ from edgar_rag.domain import (
 )
 from edgar_rag.errors import NotFoundError
 from edgar_rag.question.companies import CompanyDirectory, company_guard
-from edgar_rag.question.periods import asked_fiscal_years
+from edgar_rag.question.periods import asked_fiscal_years, quarter_guard
 from edgar_rag.question.reading import (
     Kind,
     Question,
@@ -467,6 +467,12 @@ class Answerer:
             other = company_guard(question.text, question.companies, filing)
             if other is not None:
                 return Reason.OUT_OF_SCOPE, other, None
+        question = prepared.question
+        if filing is not None and question.kind is not Kind.NARRATIVE:
+            # before the figures: a 10-K's year is no answer to a question of its fourth quarter
+            other_period = quarter_guard(question.quarters, filing)
+            if other_period is not None:
+                return Reason.OUT_OF_PERIOD, other_period, None
         if isinstance(prepared.computed, Computed):
             return None  # answered from the filing's figures, cited to their rows: no passage
         decision = apply_gate(

@@ -49,7 +49,7 @@ from edgar_rag.question.periods import asked_fiscal_years
 from edgar_rag.question.reading import Kind, Question, asks_for_prose
 from edgar_rag.question.request import Premise, Request, Transform, open_words, read_request
 from edgar_rag.question.words import COUNTED_AS, lower_words, names_share
-from edgar_rag.rules import LEGAL_FORMS, display_name, name_words
+from edgar_rag.rules import ANNUAL_FORMS, LEGAL_FORMS, display_name, name_words
 
 
 class FigureStore(Protocol):
@@ -63,7 +63,13 @@ class FigureStore(Protocol):
     def table_passages(self, filing_id: int) -> dict[int, Passage]: ...
 
     def resolve_scope(
-        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+        self,
+        ticker: str | None = None,
+        cik: int | None = None,
+        fiscal_year: int | None = None,
+        *,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
     ) -> Scope: ...
 
 
@@ -105,6 +111,8 @@ class ComputedAnswers:
         """The answer computed for ``question`` in the scoped filing (a comparison: in each
         company's filing it names); None when it is not a figure question the library can plan
         (the model answers it)."""
+        if scope.filing is not None and scope.filing.form not in ANNUAL_FORMS:
+            return None  # a quarter's figures are not a year's: the model reads its passages
         contradicted = self._premise_contradicted(question, scope, header_years)
         if contradicted is not None:
             return contradicted
@@ -333,10 +341,12 @@ class ComputedAnswers:
         decline: FormulaDecline,
         filing_id: int,
         filing: FilingMeta,
-    ) -> ComputationPlan | FormulaDecline:
+    ) -> ComputationPlan | FormulaDecline | Unplanned:
         """The question's own formula with each phrase the library cannot name read as the
         line the filing prints under those words ("purchases related to property and equipment
-        and intangible assets"); the decline as it was when a phrase names no one line."""
+        and intangible assets"); the decline as it was when a phrase names no one line, and
+        what the rest of the question asks that code cannot do with the formula once every
+        phrase names its line (a percent change of a share it defines)."""
         lines: list[PrintedLine] | None = None
         items: list[LineItem] = []
         plan: Plan | None = decline
@@ -347,6 +357,8 @@ class ComputedAnswers:
                 return decline
             items.append(line.item(plan.phrase))
             plan = plan_computation(text, self._with(items), request)
+        if isinstance(plan, Unplanned) and plan.decline and items:
+            return plan
         if not isinstance(plan, ComputationPlan) or not items:
             return decline
         return replace(plan, items=(*plan.items, *items))

@@ -7,8 +7,9 @@
 2. **``edgar-rag ask`` as a new process**, over golden dev questions on ``build/corpus.db``:
    *cold* (no model process: each call starts one) and *warm* (the process is running).
 3. **Narrative answers, arm by arm** (issue 41): ``edgar-rag ask`` as a new process with the
-   model process running, once per arm (prompt-lookup decoding off and on), the arms taking
-   each question in turn so a busy machine slows them alike; each arm's answers are compared
+   model process running, once per arm (``ARMS``: prompt-lookup decoding, a shorter prompt,
+   fewer tokens), the arms taking each question in turn so a busy machine slows them alike;
+   each arm's answers are compared
    with the first arm's, word for word. Beside the wall seconds, the CPU seconds the arm's
    model process spent on each answer, which other work on the cores does not inflate.
 
@@ -62,7 +63,11 @@ class Arm:
 ARMS = (
     Arm("prompt lookup off", (("EDGAR_RAG_MODEL_PROMPT_LOOKUP", "0"),)),
     Arm("prompt lookup 10", (("EDGAR_RAG_MODEL_PROMPT_LOOKUP", "10"),)),
+    Arm("shorter prompt: 4 x 500 characters", (("EDGAR_RAG_NARRATIVE_PASSAGE_CHARS", "500"),)),
+    Arm("fewer tokens: at most 64", (("EDGAR_RAG_ANSWER_MAX_TOKENS", "64"),)),
 )
+"""The default first; the others each change one thing: prompt-lookup decoding, the passage
+window the narrative evaluation measured next shorter (docs/narrative.md), the cap on tokens."""
 
 
 def cpu_flags() -> list[str]:

@@ -31,6 +31,8 @@ def ask(
     ticker: str | None,
     cik: int | None,
     fiscal_year: int | None,
+    form: str | None,
+    fiscal_quarter: int | None,
     gate: str | None,
     db: Path | None,
     as_json: bool,
@@ -54,7 +56,14 @@ def ask(
     draft = _Draft() if not as_json and sys.stdout.isatty() else None
     with open_index(db, progress=AssemblyBar(), announce=announce) as index:
         response = index.ask(
-            question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, gate=gate, on_token=draft
+            question,
+            ticker=ticker,
+            cik=cik,
+            fiscal_year=fiscal_year,
+            form=form,
+            fiscal_quarter=fiscal_quarter,
+            gate=gate,
+            on_token=draft,
         )
     if as_json:
         from edgar_rag.service.models import AskResponse  # noqa: PLC0415

@@ -122,13 +122,24 @@ def _describe(result: IngestResult) -> str:
     if result.outcome is Outcome.INDEXED and meta is not None:
         who = meta.ticker or meta.company
         return (
-            f"indexed    {who} {meta.fiscal_year}: {result.chunks} chunks, {result.facts} facts"
+            f"indexed    {who} {meta.period}: {result.chunks} chunks, {result.facts} facts"
             f"  ({result.source})"
         )
     return f"{result.outcome.value:<10} {result.source}: {result.reason}"
 
 
 def scope_options(command: Callable[..., None]) -> Callable[..., None]:
+    command = click.option(
+        "--quarter",
+        "fiscal_quarter",
+        type=click.IntRange(1, 4),
+        help="Fiscal quarter of a 10-Q or an earnings release (implies --form 10-Q).",
+    )(command)
+    command = click.option(
+        "--form",
+        type=click.Choice(["10-K", "10-Q", "8-K", "earnings"], case_sensitive=False),
+        help="The filing's form (default: the annual report, 10-K).",
+    )(command)
     command = click.option(
         "--fiscal-year",
         "--year",
@@ -151,6 +162,8 @@ def search(
     ticker: str | None,
     cik: int | None,
     fiscal_year: int | None,
+    form: str | None,
+    fiscal_quarter: int | None,
     k: int,
     db: Path | None,
     as_json: bool,
@@ -169,14 +182,23 @@ def search(
     from edgar_rag.service.models import HitJson  # noqa: PLC0415
 
     with open_index(db) as index:
-        hits = index.search(question, ticker=ticker, cik=cik, fiscal_year=fiscal_year, k=k)
+        hits = index.search(
+            question,
+            ticker=ticker,
+            cik=cik,
+            fiscal_year=fiscal_year,
+            form=form,
+            fiscal_quarter=fiscal_quarter,
+            k=k,
+        )
     if as_json:
         click.echo(json_text([HitJson.of(hit) for hit in hits]))
         return
     for hit in hits:
         chunk, filing = hit.passage.chunk, hit.passage.filing
         click.echo(
-            f"[{hit.rank}] {filing.ticker or filing.company} FY{filing.fiscal_year} {chunk.item} "
+            f"[{hit.rank}] {filing.ticker or filing.company} "
+            f"{filing.period} {chunk.item} "
             f"{chunk.title}  (score {hit.score:.4f}, cosine {hit.cosine:.3f})"
         )
         click.echo("    " + chunk.text.replace("\n", "\n    "))
@@ -201,13 +223,13 @@ def filings(db: Path | None, as_json: bool) -> None:
         click.echo(json_text([FilingEntry.model_validate(s) for s in summaries]))
         return
     click.echo(
-        f"{'ticker':<7}{'cik':>9}  {'company':<28}{'FY':>5}{'items':>6}{'chunks':>7}"
+        f"{'ticker':<7}{'cik':>9}  {'company':<28}{'filing':<16}{'items':>6}{'chunks':>7}"
         f"{'facts':>7}  {'years':<11}statements"
     )
     for s in summaries:
         years = f"{s.years_reported[0]}-{s.years_reported[-1]}" if s.years_reported else "-"
         found = ",".join(dict.fromkeys(statement.kind for statement in s.statements)) or "-"
         click.echo(
-            f"{s.ticker or '-':<7}{s.cik or '-':>9}  {s.company[:27]:<28}{s.fiscal_year:>5}"
+            f"{s.ticker or '-':<7}{s.cik or '-':>9}  {s.company[:27]:<28}{s.period:<16}"
             f"{s.items:>6}{s.chunks:>7}{s.facts:>7}  {years:<11}{found}"
         )

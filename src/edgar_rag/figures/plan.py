@@ -42,6 +42,7 @@ from edgar_rag.figures.stated import (
     StatedFormula,
     WrittenFormula,
     asked_decimals,
+    definition_spans,
     read_stated_formula,
     read_written_formula,
 )
@@ -118,10 +119,7 @@ def plan_computation(
     if isinstance(stated, FormulaDecline):
         return stated
     if isinstance(stated, StatedFormula):
-        return ComputationPlan(
-            stated.name, stated.formula, stated.unit, stated.decimals, stated.scale,
-            stated.fiscal_year, "stated",
-        )  # fmt: skip
+        return _stated_plan(question, stated, library)
     anchor = max((int(y) for y in _YEAR.findall(question)), default=None)
     written = read_written_formula(question, library)
     if written is not None:
@@ -145,6 +143,49 @@ def plan_computation(
     if request.years and request.transform is not Transform.LEVEL:
         anchor = max(request.years)
     return ComputationPlan(key, formula, unit, decimals, scale, anchor, source, request.transform)
+
+
+_CHANGES = frozenset(
+    {Transform.AMOUNT_CHANGE, Transform.PERCENT_CHANGE, Transform.POINT_CHANGE, Transform.CAGR}
+)
+
+
+def _stated_plan(
+    question: str, stated: StatedFormula, library: MetricLibrary
+) -> ComputationPlan | Unplanned:
+    """The question's own formula, changed as the rest of the question asks ("define the
+    operating ratio as ... By how many percentage points did it change?"): the transform is
+    read with the definition and the defined name blanked, so that a name that is itself a
+    change ("define growth as ...") is not changed again."""
+    outside = blank(question, definition_spans(question))
+    outside = re.sub(re.escape(stated.name), lambda m: " " * len(m[0]), outside, flags=re.I)
+    request = read_request(outside)
+    if request.transform not in _CHANGES:
+        return ComputationPlan(
+            stated.name, stated.formula, stated.unit, stated.decimals, stated.scale,
+            stated.fiscal_year, "stated",
+        )  # fmt: skip  # a mean over years the definition's own ask already wrapped
+    unit = stated.unit
+    if request.transform is Transform.POINT_CHANGE and unit is ResultUnit.RATIO:
+        unit = ResultUnit.PERCENT  # its change in points: the ratio of two amounts in percent
+    shaped = _transformed(request, stated.formula, unit, "stated", library)
+    if isinstance(shaped, Unplanned):
+        return shaped
+    formula, unit, _ = shaped
+    anchor = stated.fiscal_year
+    if request.transform is not Transform.LEVEL and request.years:
+        anchor = max(request.years)
+    return ComputationPlan(
+        stated.name, formula, unit, stated.decimals, stated.scale, anchor, "stated",
+        request.transform,
+    )  # fmt: skip
+
+
+def _metric_of(formula: Expr, library: MetricLibrary) -> str:
+    """The library metric whose formula the question writes out ("how many times did operating
+    income cover interest expense" is the interest coverage ratio), else "stated formula"."""
+    same = (metric.key for metric in library.metrics.values() if metric.formula == formula)
+    return next(same, "stated formula")
 
 
 def _written_plan(
@@ -184,7 +225,7 @@ def _written_plan(
     formula, unit, _ = shaped
     if request.years and request.transform is not Transform.LEVEL:
         anchor = max(request.years)
-    key = named[0].key if named is not None else "stated formula"
+    key = named[0].key if named is not None else _metric_of(written.formula, library)
     decimals, scale = asked_decimals(question), _asked_scale(question)
     return ComputationPlan(key, formula, unit, decimals, scale, anchor, "stated", request.transform)
 
@@ -361,8 +402,11 @@ _UNIT_WORDS = {
     ResultUnit.DAYS: frozenset({"days", "day"}),
 }
 _ARITHMETIC = re.compile(
-    r"\b(?:divided\s+by|multiplied\s+by|times|plus|minus)\b|\s[/×÷*+]\s|\b\d+\s*[*x×]", re.I
+    r"\b(?:divided\s+by|multiplied\s+by|(?<!many\s)times|plus|minus)\b|\s[/×÷*+]\s"
+    r"|\b\d+\s*[*x×]",
+    re.I,
 )
+"""Arithmetic a question writes; "how many times" asks a ratio's unit, not a product."""
 
 
 def _unaccounted(rest: str, unit: ResultUnit, named: frozenset[str]) -> Unplanned | None:

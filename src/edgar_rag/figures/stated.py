@@ -61,6 +61,9 @@ _NAME = r"(?P<name>[^.?!:;]{1,80}?)"
 _BODY = r":?\s*(?P<body>.+?)(?=\.\s|\.?$)"
 _LEAD_BODY = r"\s*(?P<body>.+?)(?=,\s*(?:what|how|which|by\s+how)\b|\?|\.\s|\.?$)"
 """A definition leading the question ("Taking debt as A plus B, what was ..."): up to the ask."""
+_OWNED = r"(?:['’]s|\bthe|\bits|\btheir)\s+(?P<name>[a-z][\w&-]*(?:\s+[\w&-]+){0,4}?)"
+"""A measure named after its owner ("Union Pacific's operating ratio", "its loss ratio")."""
+_TAIL_BODY = r"(?P<body>[^?]+?)(?=\?|\.\s|\.?$)"
 _DEFINITIONS = (
     re.compile(rf"(?:^|(?<=[.?!:])\s+){_NAME}\s+(?:here\s+)?is\s+defined\s+as{_BODY}"),
     re.compile(rf"\bdefine\s+{_NAME}\s+as{_BODY}", re.IGNORECASE),
@@ -70,6 +73,17 @@ _DEFINITIONS = (
         re.IGNORECASE,
     ),
     re.compile(rf"^\s*using\s+{_NAME}\s*=\s*{_LEAD_BODY}", re.IGNORECASE),
+    # "Union Pacific's fixed-asset turnover in 2024, i.e. operating revenues over ..."
+    re.compile(
+        rf"{_OWNED}(?:\s+(?:in|for)\s+(?:fiscal\s+|fy\s?)?\d{{4}})?\s*,?\s+(?:i\.e\.|that\s+is,?|"
+        rf"meaning|calculated\s+as|computed\s+as|measured\s+as)\s*{_TAIL_BODY}",
+        re.IGNORECASE,
+    ),
+    # "Union Pacific's operating ratio (operating expenses over operating revenues)"
+    re.compile(
+        rf"{_OWNED}\s*\((?P<body>[^()]*?\b(?:over|divided\s+by|plus|minus|less)\b[^()]*)\)",
+        re.IGNORECASE,
+    ),
 )
 _YEAR = re.compile(r"\b(?:fy\s?|fiscal\s+(?:year\s+)?)(\d{4})\b", re.IGNORECASE)
 _NOTE = re.compile(
@@ -78,7 +92,7 @@ _NOTE = re.compile(
     r"p&l)(?:\s+statement)?\b"
 )
 _WORD_OPERATORS = (
-    (re.compile(r"\bdivided\s+by\b"), "/"),
+    (re.compile(r"\bdivided\s+by\b|\bover\b"), "/"),
     (re.compile(r"\bmultiplied\s+by\b|\btimes\b|×"), "*"),
     (re.compile(r"\bless\b|\bminus\b"), "-"),
     (re.compile(r"\bplus\b"), "+"),
@@ -93,11 +107,14 @@ _LEADING_YEAR = re.compile(
     r"^(?:year-end\s+)?(?:fy\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\s+(.+)$"
 )
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+_YEAR_END_PHRASE = re.compile(r"^(?:year-end|year\s+end|ending|closing)\s+")
+_AVERAGE_PHRASE = re.compile(r"^(?:average|avg\.?|mean)\s+(?:of\s+(?:the\s+)?)?(.+)$")
 _DECIMALS = re.compile(r"\b(one|two|three|four|zero|\d)\s+decimal\s+place", re.IGNORECASE)
 _DECIMAL_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
 _DAYS_NAMES = re.compile(r"\bdays\b|\bdpo\b|\bdso\b|\bdio\b|\bccc\b|\bcycle\b", re.I)
-_PERCENT_NAMES = re.compile(r"\b(?:margin|return|rate|yield)\b", re.I)
-"""Names of a figure analysts state in percent ("return on equity", "gross profit rate")."""
+_PERCENT_NAMES = re.compile(r"\b(?:margin|return|rate|yield|share|proportion)\b", re.I)
+"""Names of a figure analysts state in percent ("return on equity", "gross profit rate", "the
+fuel share")."""
 _DAYS_IN_YEAR = re.compile(r"\b36[05]\s*[*x×]", re.I)
 """A definition that multiplies by the days of a year counts in days (``365 * AR / revenue``)."""
 
@@ -188,11 +205,19 @@ def asked_decimals(question: str) -> int | None:
     return int(word) if word.isdigit() else _DECIMAL_WORDS[word]
 
 
+def definition_spans(question: str) -> list[tuple[int, int]]:
+    """Where the question defines its terms (each definition whole, name and body), so that
+    the rest of it can be read apart from them."""
+    return [match.span() for pattern in _DEFINITIONS for match in pattern.finditer(question)]
+
+
 def _definitions(question: str) -> dict[str, str]:
     found: list[tuple[int, str, str]] = []
     for pattern in _DEFINITIONS:
         for match in pattern.finditer(question):
-            name = " ".join(match["name"].split()).strip()
+            name = re.sub(
+                r"^(?:the|its|their)\s+", "", " ".join(match["name"].split()).strip(), flags=re.I
+            )
             found.append((match.start("name"), name, match["body"].strip()))
     return {name.lower(): body for _, name, body in sorted(found)}
 
@@ -251,7 +276,15 @@ def _phrase(
     if year:
         offset = int(year.group(1)) - (anchor or int(year.group(1)))
         phrase = year.group(2)
-    phrase = phrase.removeprefix("the ").strip()
+    phrase = _YEAR_END_PHRASE.sub("", phrase.removeprefix("the ").strip())  # its balance then
+    averaged = _AVERAGE_PHRASE.match(phrase)
+    if averaged is not None:  # "average properties, net": the mean of its two year-ends
+        inner = _phrase(averaged.group(1), anchor, library, definitions, seen)
+        if re.fullmatch(r"[a-z_]+(?:@[\w-]+)?", inner) is None:
+            raise FormulaError(
+                FormulaProblem.DOES_NOT_PARSE, f"{phrase!r}: an average of one line item only"
+            )
+        return f"avg({inner})" if offset == 0 else f"avg({inner}[{offset}])"
     if phrase in definitions and phrase not in seen:
         inner = _formal(definitions[phrase], anchor, library, definitions, (*seen, phrase))
         return f"({inner})"
@@ -291,7 +324,8 @@ def _unit(question: str, name: str, measured: Dimension) -> tuple[ResultUnit, in
 
 
 _OPERATOR_GAPS = (
-    (re.compile(r"^(?:divided\s+by|divide\s+(?:it\s+)?by|over|/|÷)$"), "/"),
+    # "how many times did operating income cover interest expense": the one over the other
+    (re.compile(r"^(?:divided\s+by|divide\s+(?:it\s+)?by|over|/|÷|cover(?:s|ed)?)$"), "/"),
     (
         re.compile(
             r"^(?:and\s+|then\s+)?(?:times|multiplied\s+by|multiply\s+(?:it\s+|that\s+)?by|x|\*|×)$"

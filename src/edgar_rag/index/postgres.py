@@ -218,6 +218,7 @@ MIGRATIONS: tuple[tuple[str, LiteralString], ...] = (
     ("m003_chunks_by_cik", _M003_CHUNKS_BY_CIK),
     ("m004_denser_hnsw", _M004_DENSER_HNSW),
     ("m005_half_precision_hnsw", _M005_HALF_PRECISION_HNSW),
+    ("m006_quarters", "ALTER TABLE filings ADD COLUMN fiscal_quarter INTEGER;"),
 )
 """Named migrations, each run once, in order, inside its own transaction."""
 
@@ -348,9 +349,11 @@ class PostgresIndex:
             key, value = same_filing_key(meta)
             cursor.execute(
                 sql.SQL(
-                    "DELETE FROM filings WHERE {} = %s AND fiscal_year = %s AND form = %s"
+                    "DELETE FROM filings WHERE {} = %s AND fiscal_year = %s AND form = %s "
+                    "AND fiscal_quarter IS NOT DISTINCT FROM %s "
+                    "AND (form <> '8-K' OR period_end IS NOT DISTINCT FROM %s)"
                 ).format(sql.Identifier(key)),
-                (value, meta.fiscal_year, meta.form),
+                (value, meta.fiscal_year, meta.form, meta.fiscal_quarter, meta.period_end),
             )
             inserted = cursor.execute(
                 sql.SQL("INSERT INTO filings ({}) VALUES ({}) RETURNING id").format(
@@ -405,9 +408,9 @@ class PostgresIndex:
         rows = self.db.execute(
             """
             SELECT f.id AS filing_id, f.ticker, f.cik, f.company, f.fiscal_year, f.accession,
-                f.form, f.years_reported, f.source, f.statements,
-                (SELECT count(*) FROM sections s WHERE s.filing_id = f.id AND s.item LIKE 'Item %%')
-                    AS items,
+                f.form, f.years_reported, f.source, f.statements, f.fiscal_quarter, f.period_end,
+                (SELECT count(*) FROM sections s
+                    WHERE s.filing_id = f.id AND s.item LIKE '%%Item %%') AS items,
                 (SELECT count(*) FROM chunks c
                     WHERE c.filing_id = f.id AND c.cik = coalesce(f.cik, 0)) AS chunks,
                 (SELECT count(*) FROM facts x WHERE x.filing_id = f.id AND x.source = 'xbrl')
@@ -494,10 +497,18 @@ class PostgresIndex:
     # -- search -------------------------------------------------------------------------------
 
     def resolve_scope(
-        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+        self,
+        ticker: str | None = None,
+        cik: int | None = None,
+        fiscal_year: int | None = None,
+        *,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
     ) -> Scope:
         """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
-        return resolve_scope(self._filings_named, ticker, cik, fiscal_year)
+        return resolve_scope(
+            self._filings_named, ticker, cik, fiscal_year, form=form, fiscal_quarter=fiscal_quarter
+        )
 
     def _filings_named(self, key: str, value: object) -> list[Row]:
         return list(

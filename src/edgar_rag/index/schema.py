@@ -29,10 +29,12 @@ from edgar_rag.domain import (
     StatementFound,
 )
 from edgar_rag.errors import EmptyIndexError, NotFoundError
+from edgar_rag.rules import ANNUAL_FORMS, QUARTERLY_FORM, filing_period, form_name
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """2: facts gain ``source`` (``xbrl`` or ``row``), ``label``, ``scale``, ``fiscal_year`` and
-``statement``; filings gain ``statements`` (migration ``m002_row_figures`` in both stores)."""
+``statement``; filings gain ``statements`` (migration ``m002_row_figures`` in both stores).
+3: filings gain ``fiscal_quarter`` (10-Qs and earnings releases; migration ``m_quarters``)."""
 FACT_COLUMNS = (
     "filing_id, concept, value, displayed, unit, decimals, period_start, period_end, dimensions, "
     '"offset", chunk_ordinal, source, label, scale, fiscal_year, statement'
@@ -80,6 +82,7 @@ def meta_row(meta: FilingMeta) -> dict[str, object]:
         "sha256": meta.sha256,
         "source_format": meta.source_format.value,
         "statements": json.dumps([_statement_fields(s) for s in meta.statements]),
+        "fiscal_quarter": meta.fiscal_quarter,
     }
 
 
@@ -122,7 +125,12 @@ def meta_from_row(row: Row) -> FilingMeta:
         sha256=str(row["sha256"]),
         source_format=SourceFormat(str(row["source_format"])),
         statements=_statements(row["statements"]),
+        fiscal_quarter=_quarter(row["fiscal_quarter"]),
     )
+
+
+def _quarter(value: object) -> int | None:
+    return int(str(value)) if value is not None else None
 
 
 FilingsNamed = Callable[[str, object], Sequence[Row]]
@@ -130,12 +138,20 @@ FilingsNamed = Callable[[str, object], Sequence[Row]]
 
 
 def resolve_indexed_scope(
-    store: FilingStore, ticker: str | None, cik: int | None, fiscal_year: int | None
+    store: FilingStore,
+    ticker: str | None,
+    cik: int | None,
+    fiscal_year: int | None,
+    *,
+    form: str | None = None,
+    fiscal_quarter: int | None = None,
 ) -> Scope:
     """``store.resolve_scope``, or EmptyIndexError when the store holds no filing at all
     (instead of naming a company not indexed, or searching an empty corpus)."""
     try:
-        scope = store.resolve_scope(ticker, cik, fiscal_year)
+        scope = store.resolve_scope(
+            ticker, cik, fiscal_year, form=form, fiscal_quarter=fiscal_quarter
+        )
     except NotFoundError:
         if not store.counts()["filings"]:
             raise EmptyIndexError from None
@@ -146,16 +162,36 @@ def resolve_indexed_scope(
 
 
 def resolve_scope(
-    filings_named: FilingsNamed, ticker: str | None, cik: int | None, fiscal_year: int | None
+    filings_named: FilingsNamed,
+    ticker: str | None,
+    cik: int | None,
+    fiscal_year: int | None,
+    *,
+    form: str | None = None,
+    fiscal_quarter: int | None = None,
 ) -> Scope:
-    """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
+    """One filing by ticker or CIK (its latest year when none is given), or the corpus.
+
+    Without a form, a company's annual reports are chosen when it has any (a question of a year
+    never lands on a 10-Q because one was indexed); a quarter alone means a 10-Q."""
     named = _scope_key(ticker, cik)
     if named is None:
-        if fiscal_year is not None:
-            raise NotFoundError("a fiscal year needs a ticker or CIK to go with it")
+        given = [
+            name
+            for name, value in (
+                ("a fiscal year", fiscal_year),
+                ("a form", form),
+                ("a quarter", fiscal_quarter),
+            )
+            if value is not None
+        ]
+        if given:
+            raise NotFoundError(f"{given[0]} needs a ticker or CIK to go with it")
         return Scope()
     key, value, label = named
-    row = _pick_filing(filings_named(key, value), label, fiscal_year)
+    if form is None and fiscal_quarter is not None:
+        form = QUARTERLY_FORM
+    row = _pick_filing(filings_named(key, value), label, fiscal_year, form, fiscal_quarter)
     return Scope(int(row["id"]), meta_from_row(row))
 
 
@@ -168,19 +204,57 @@ def _scope_key(ticker: str | None, cik: int | None) -> tuple[str, object, str] |
     return None
 
 
-def _pick_filing(rows: Sequence[Row], label: str, fiscal_year: int | None) -> Row:
-    """The filing row of the year asked, or the latest (rows come newest first); a NotFoundError
-    naming the company, or listing its indexed years, when there is none."""
+def _pick_filing(
+    rows: Sequence[Row],
+    label: str,
+    fiscal_year: int | None,
+    form: str | None,
+    fiscal_quarter: int | None,
+) -> Row:
+    """The filing row of the form, year and quarter asked, else the latest (rows come newest
+    year first, a year's latest quarter first); a NotFoundError naming the company, or listing
+    what it has indexed, when there is none."""
     if not rows:
         raise NotFoundError(f"{label} is not indexed")
-    if fiscal_year is None:
-        return rows[0]
-    for row in rows:
-        if row["fiscal_year"] == fiscal_year:
-            return row
-    years = ", ".join(str(row["fiscal_year"]) for row in reversed(rows))
-    raise NotFoundError(
-        f"{label} has no indexed filing for fiscal year {fiscal_year}; indexed years: {years}"
+    if form is None:
+        annual = [row for row in rows if row["form"] in ANNUAL_FORMS]
+        kept = annual or list(rows)
+    else:
+        kept = [row for row in rows if row["form"] == form]
+    asked = [
+        row
+        for row in kept
+        if (fiscal_year is None or row["fiscal_year"] == fiscal_year)
+        and (fiscal_quarter is None or row["fiscal_quarter"] == fiscal_quarter)
+    ]
+    if asked:
+        return max(asked, key=_newest)
+    wanted = " ".join(
+        part
+        for part in (
+            form_name(form) if form else None,
+            f"Q{fiscal_quarter}" if fiscal_quarter else None,
+            f"fiscal year {fiscal_year}" if fiscal_year else None,
+        )
+        if part
+    )
+    ordered = sorted(rows, key=_newest)
+    if all(row["form"] in ANNUAL_FORMS for row in ordered):
+        indexed = "indexed years: " + ", ".join(str(row["fiscal_year"]) for row in ordered)
+    else:
+        indexed = "indexed: " + ", ".join(_describe(row) for row in ordered)
+    raise NotFoundError(f"{label} has no indexed filing for {wanted}; {indexed}")
+
+
+def _newest(row: Row) -> tuple[int, int, str]:
+    return (int(row["fiscal_year"]), int(row["fiscal_quarter"] or 0), str(row["period_end"] or ""))
+
+
+def _describe(row: Row) -> str:
+    """A filing as a message lists it: ``FY2024``, ``10-Q Q2 FY2023``, ``8-K 2022-07-01``."""
+    ended = date.fromisoformat(str(row["period_end"])[:10]) if row["period_end"] else None
+    return filing_period(
+        str(row["form"]), int(row["fiscal_year"]), _quarter(row["fiscal_quarter"]), ended
     )
 
 
@@ -208,6 +282,8 @@ def summary_from_row(row: Row) -> FilingSummary:
         years_reported=tuple(json.loads(row["years_reported"])),
         source=row["source"],
         statements=_statements(row["statements"]),
+        fiscal_quarter=_quarter(row["fiscal_quarter"]),
+        period_end=date.fromisoformat(str(row["period_end"])[:10]) if row["period_end"] else None,
     )
 
 

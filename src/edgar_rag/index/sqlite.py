@@ -143,10 +143,15 @@ _M003_VECTOR_CHANGES = """
         );
 """
 
+_M004_QUARTERS = """
+        ALTER TABLE filings ADD COLUMN fiscal_quarter INTEGER;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_initial", _M001_INITIAL),
     ("m002_row_figures", _M002_ROW_FIGURES),
     ("m003_vector_changes", _M003_VECTOR_CHANGES),
+    ("m004_quarters", _M004_QUARTERS),
 )
 """Named migrations, each run once, in order, inside its own transaction."""
 
@@ -316,8 +321,9 @@ class SqliteIndex:
     def _same_filing(self, meta: FilingMeta) -> list[int]:
         key, value = same_filing_key(meta)
         rows = self.db.execute(
-            f"SELECT id FROM filings WHERE {key} = ? AND fiscal_year = ? AND form = ?",
-            (value, meta.fiscal_year, meta.form),
+            f"SELECT id FROM filings WHERE {key} = ? AND fiscal_year = ? AND form = ? "
+            "AND fiscal_quarter IS ? AND (form <> '8-K' OR period_end IS ?)",
+            (value, meta.fiscal_year, meta.form, meta.fiscal_quarter, meta_row(meta)["period_end"]),
         )
         return [int(row[0]) for row in rows]
 
@@ -326,8 +332,8 @@ class SqliteIndex:
         rows = self.db.execute(
             """
             SELECT f.id AS filing_id, f.ticker, f.cik, f.company, f.fiscal_year, f.accession,
-                f.form, f.years_reported, f.source, f.statements,
-                (SELECT count(*) FROM sections s WHERE s.filing_id = f.id AND s.item LIKE 'Item %')
+                f.form, f.years_reported, f.source, f.statements, f.fiscal_quarter, f.period_end,
+                (SELECT count(*) FROM sections s WHERE s.filing_id = f.id AND s.item LIKE '%Item %')
                     AS items,
                 (SELECT count(*) FROM chunks c WHERE c.filing_id = f.id) AS chunks,
                 (SELECT count(*) FROM facts x WHERE x.filing_id = f.id AND x.source = 'xbrl')
@@ -401,10 +407,18 @@ class SqliteIndex:
     # -- search -------------------------------------------------------------------------------
 
     def resolve_scope(
-        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+        self,
+        ticker: str | None = None,
+        cik: int | None = None,
+        fiscal_year: int | None = None,
+        *,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
     ) -> Scope:
         """One filing by ticker or CIK (its latest year when none is given), or the corpus."""
-        return resolve_scope(self._filings_named, ticker, cik, fiscal_year)
+        return resolve_scope(
+            self._filings_named, ticker, cik, fiscal_year, form=form, fiscal_quarter=fiscal_quarter
+        )
 
     def _filings_named(self, key: str, value: object) -> list[Row]:
         return self.db.execute(

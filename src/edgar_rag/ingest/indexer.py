@@ -24,7 +24,7 @@ from edgar_rag.domain import (
     Vectors,
 )
 from edgar_rag.errors import EdgarRagError, ParseError
-from edgar_rag.ingest.items import ITEMS, missing_items
+from edgar_rag.ingest.items import form_items, missing_items
 from edgar_rag.ingest.pipeline import ingest_filing
 
 log = logging.getLogger(__name__)
@@ -164,16 +164,21 @@ def index_raw(
 
 
 def items_warning(parsed: ParsedFiling) -> str | None:
-    """One line when the filing lacks Items every 10-K of its year has, saying how many of
-    the form's Items were found (a file with its middle cut out still ends in ``</html>``)."""
-    found = [s.item.removeprefix("Item ") for s in parsed.sections if s.item.startswith("Item ")]
-    missing = missing_items(found, parsed.meta.fiscal_year)
+    """One line when the filing lacks Items every filing of its form and year has, saying how
+    many of the form's Items were found (a file with its middle cut out still ends in
+    ``</html>``). An 8-K carries only its events' Items, an earnings release none."""
+    form = form_items(parsed.meta.form)
+    if form is None:
+        return None
+    found = [key for s in parsed.sections if (key := form.key_of(s.item)) is not None]
+    missing = missing_items(found, parsed.meta.fiscal_year, form)
     if not missing:
         return None
-    have = len(set(found) & set(ITEMS))
-    named = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+    have = len(set(found))
+    named = ", ".join(form.label(key) for key in missing[:6])
+    named += f" and {len(missing) - 6} more" if len(missing) > 6 else ""
     return (
-        f"only {have} of the {len(ITEMS)} 10-K Items found (missing Item {named}): "
+        f"only {have} of the {len(form.items)} {parsed.meta.form} Items found (missing {named}): "
         "the file may be cut short, or its Item headings were not read"
     )
 

@@ -67,16 +67,104 @@ ITEM_SINCE = {"1C": 2024, "9C": 2022}
 2023-12-15 (2024 for any year end), 9C since 2022."""
 
 
-def missing_items(found: Iterable[str], fiscal_year: int) -> list[str]:
-    """The Items a 10-K of ``fiscal_year`` must carry whose keys are not in ``found``, in the
+QUARTERLY_ITEMS: dict[str, tuple[str, str]] = {
+    "I-1": ("Part I", "Financial Statements"),
+    "I-2": (
+        "Part I",
+        "Management's Discussion and Analysis of Financial Condition and Results of Operations",
+    ),
+    "I-3": ("Part I", "Quantitative and Qualitative Disclosures About Market Risk"),
+    "I-4": ("Part I", "Controls and Procedures"),
+    "II-1": ("Part II", "Legal Proceedings"),
+    "II-1A": ("Part II", "Risk Factors"),
+    "II-2": ("Part II", "Unregistered Sales of Equity Securities and Use of Proceeds"),
+    "II-3": ("Part II", "Defaults Upon Senior Securities"),
+    "II-4": ("Part II", "Mine Safety Disclosures"),
+    "II-5": ("Part II", "Other Information"),
+    "II-6": ("Part II", "Exhibits"),
+}
+"""Form 10-Q's Items, keyed by Part and number: its two Parts both start at Item 1."""
+CURRENT_ITEMS: dict[str, tuple[str, str]] = {
+    "1.01": ("Section 1", "Entry into a Material Definitive Agreement"),
+    "1.02": ("Section 1", "Termination of a Material Definitive Agreement"),
+    "1.03": ("Section 1", "Bankruptcy or Receivership"),
+    "1.04": ("Section 1", "Mine Safety - Reporting of Shutdowns and Patterns of Violations"),
+    "1.05": ("Section 1", "Material Cybersecurity Incidents"),
+    "2.01": ("Section 2", "Completion of Acquisition or Disposition of Assets"),
+    "2.02": ("Section 2", "Results of Operations and Financial Condition"),
+    "2.03": ("Section 2", "Creation of a Direct Financial Obligation"),
+    "2.04": ("Section 2", "Triggering Events That Accelerate or Increase a Direct Financial "
+             "Obligation"),
+    "2.05": ("Section 2", "Costs Associated with Exit or Disposal Activities"),
+    "2.06": ("Section 2", "Material Impairments"),
+    "3.01": ("Section 3", "Notice of Delisting or Failure to Satisfy a Continued Listing Rule"),
+    "3.02": ("Section 3", "Unregistered Sales of Equity Securities"),
+    "3.03": ("Section 3", "Material Modification to Rights of Security Holders"),
+    "4.01": ("Section 4", "Changes in Registrant's Certifying Accountant"),
+    "4.02": ("Section 4", "Non-Reliance on Previously Issued Financial Statements"),
+    "5.01": ("Section 5", "Changes in Control of Registrant"),
+    "5.02": ("Section 5", "Departure of Directors or Certain Officers; Election of Directors"),
+    "5.03": ("Section 5", "Amendments to Articles of Incorporation or Bylaws"),
+    "5.04": ("Section 5", "Temporary Suspension of Trading Under Employee Benefit Plans"),
+    "5.05": ("Section 5", "Amendments to the Code of Ethics"),
+    "5.06": ("Section 5", "Change in Shell Company Status"),
+    "5.07": ("Section 5", "Submission of Matters to a Vote of Security Holders"),
+    "5.08": ("Section 5", "Shareholder Director Nominations"),
+    "7.01": ("Section 7", "Regulation FD Disclosure"),
+    "8.01": ("Section 8", "Other Events"),
+    "9.01": ("Section 9", "Financial Statements and Exhibits"),
+}  # fmt: skip
+"""Form 8-K's Items: a report carries only those of the events it reports."""
+
+
+@dataclass(frozen=True, slots=True)
+class FormItems:
+    """One form's Items: their keys in the form's order, Parts and titles, which must be there,
+    and how a heading writes one."""
+
+    items: dict[str, tuple[str, str]]
+    required: frozenset[str]
+    heading: re.Pattern[str]
+    since: dict[str, int]
+
+    @property
+    def order(self) -> dict[str, int]:
+        return {key: index for index, key in enumerate(self.items)}
+
+    def label(self, key: str) -> str:
+        """The Item as a section names it: ``Item 7``, ``Part II, Item 1A``, ``Item 2.02``."""
+        if "-" in key:
+            part, number = key.split("-", 1)
+            return f"Part {part}, Item {number}"
+        return f"Item {key}"
+
+    def key_of(self, label: str) -> str | None:
+        """The inverse of ``label``; None for a section that is no Item of this form."""
+        found = re.fullmatch(r"(?:Part (I{1,3}|IV), )?Item (\S+)", label)
+        if found is None:
+            return None
+        key = f"{found.group(1)}-{found.group(2)}" if found.group(1) else found.group(2)
+        return key if key in self.items else None
+
+
+def form_items(form: str) -> FormItems | None:
+    """The Items of a form the index holds; None for an earnings release (it has none)."""
+    return {"10-Q": QUARTERLY, "8-K": CURRENT, "EX-99.1": None}.get(form, ANNUAL)
+
+
+def missing_items(
+    found: Iterable[str], fiscal_year: int, form: FormItems | None = None
+) -> list[str]:
+    """The Items a filing of ``fiscal_year`` must carry whose keys are not in ``found``, in the
     form's order: a file cut short, or a layout whose headings were not read."""
+    chosen = form or ANNUAL
     have = set(found)
     return [
         key
-        for key in ITEMS
+        for key in chosen.items
         if key not in have
-        and key not in OPTIONAL_ITEMS
-        and fiscal_year >= ITEM_SINCE.get(key, fiscal_year)
+        and key in chosen.required
+        and fiscal_year >= chosen.since.get(key, fiscal_year)
     ]
 
 
@@ -84,6 +172,18 @@ ITEM_HEADING = re.compile(
     r"^(?:part\s+(?:i{1,3}|iv)\s*[,.:\-–—]?\s*)?item\s*(\d{1,2}\s?[a-c]?)\s*(?:[.:\-–—]\s*|\s+|$)(.*)$",
     re.IGNORECASE,
 )
+_CURRENT_HEADING = re.compile(
+    r"^item\s*(\d\s?\.\s?\d{2})\s*(?:[.:\-–—]\s*|\s+|$)(.*)$", re.IGNORECASE
+)
+_PART_HEADING = re.compile(r"^part\s+(i{1,2})\b(?!\s*,?\s*item)", re.IGNORECASE)
+ANNUAL = FormItems(ITEMS, frozenset(ITEMS) - OPTIONAL_ITEMS, ITEM_HEADING, ITEM_SINCE)
+QUARTERLY = FormItems(
+    QUARTERLY_ITEMS,
+    frozenset({"I-1", "I-2", "I-3", "I-4", "II-1", "II-1A", "II-6"}),
+    ITEM_HEADING,
+    {},
+)
+CURRENT = FormItems(CURRENT_ITEMS, frozenset(), _CURRENT_HEADING, {})
 _TRAILING_PAGE = re.compile(r"\s+(?:\d{1,3}|[A-Z]-\d{1,3})$")
 _CROSS_REFERENCE = re.compile(
     r"incorporated\s+(?:herein\s+)?by\s+reference|information\s+(?:required\s+by|in\s+response\s+to)"
@@ -120,32 +220,48 @@ class ItemHeading:
     block_index: int
     key: str
     title: str
+    form: FormItems = ANNUAL
 
     @property
     def item(self) -> str:
-        return f"Item {self.key}"
+        return self.form.label(self.key)
 
     @property
     def part(self) -> str:
-        return ITEMS[self.key][0]
+        return self.form.items[self.key][0]
 
 
-def _candidate(block: Block, next_block: Block | None) -> tuple[str, str] | None:
-    match = ITEM_HEADING.match(block.text)
+def _candidate(
+    block: Block, next_block: Block | None, form: FormItems = ANNUAL, part: str = "I"
+) -> tuple[str, str] | None:
+    match = form.heading.match(block.text)
     if match is None or block.in_link:
         return None
     if block.in_table and _CONTENTS_ROW.search(block.text):
         return None
     key = match.group(1).replace(" ", "").upper()
-    if key not in ITEMS:
-        return None
     rest = _TRAILING_PAGE.sub("", match.group(2).strip()).strip(" .:-–—|")
-    canonical = ITEMS[key][1]
+    if form is QUARTERLY:
+        prefix = re.match(r"part\s+(i{1,2})\b", block.text, re.IGNORECASE)
+        key = _quarterly_key(key, rest, prefix or part)
+    if key not in form.items:
+        return None
+    canonical = form.items[key][1]
     if not rest and next_block is not None and len(next_block.text) < 160:
         rest = next_block.text.strip(" .:-–—")
     if len(block.text) > _MAX_HEADING_CHARS and not _starts_like(rest, canonical):
         return None
     return key, _title(rest, canonical)
+
+
+def _quarterly_key(number: str, rest: str, part: re.Match[str] | str) -> str:
+    """A 10-Q heading's Item: the one whose title it reads as (``Item 1. Legal Proceedings`` is
+    Part II's), else the one of the Part it is printed in."""
+    for key, (_, title) in QUARTERLY_ITEMS.items():
+        if key.endswith(f"-{number}") and rest and _starts_like(rest, title):
+            return key
+    written = part if isinstance(part, str) else part.group(1)
+    return f"{written.upper()}-{number}"
 
 
 def _starts_like(text: str, canonical: str) -> bool:
@@ -161,7 +277,9 @@ def _title(rest: str, canonical: str) -> str:
     return rest
 
 
-def find_item_headings(blocks: Sequence[Block], starts: Sequence[int]) -> list[ItemHeading]:
+def find_item_headings(
+    blocks: Sequence[Block], starts: Sequence[int], form: FormItems = ANNUAL
+) -> list[ItemHeading]:
     """Choose one heading block per Item found, in filing order.
 
     Candidates are blocks that open with ``Item N``, except links and table rows ending in a
@@ -173,8 +291,12 @@ def find_item_headings(blocks: Sequence[Block], starts: Sequence[int]) -> list[I
     the headings that are followed by their Items' text, and drops out of order.
     """
     candidates: list[tuple[int, str, str]] = []
+    part = "I"
     for index, block in enumerate(blocks):
-        found = _candidate(block, blocks[index + 1] if index + 1 < len(blocks) else None)
+        if (printed := _PART_HEADING.match(block.text)) is not None:
+            part = printed.group(1).upper()
+        following = blocks[index + 1] if index + 1 < len(blocks) else None
+        found = _candidate(block, following, form, part)
         if found is not None:
             candidates.append((index, *found))
     end = starts[-1] + len(blocks[-1].text) if blocks else 0
@@ -183,12 +305,12 @@ def find_item_headings(blocks: Sequence[Block], starts: Sequence[int]) -> list[I
         - starts[index]
         for position, (index, _, _) in enumerate(candidates)
     ]
-    ordered = _heaviest_rising_run(candidates, gaps)
-    return [ItemHeading(index, key, title) for index, key, title in ordered]
+    ordered = _heaviest_rising_run(candidates, gaps, form.order)
+    return [ItemHeading(index, key, title, form) for index, key, title in ordered]
 
 
 def _heaviest_rising_run(
-    candidates: list[tuple[int, str, str]], weights: list[int]
+    candidates: list[tuple[int, str, str]], weights: list[int], order: dict[str, int]
 ) -> list[tuple[int, str, str]]:
     """The candidates (in position order) rising in Item order whose weights sum highest."""
     if not candidates:
@@ -197,7 +319,7 @@ def _heaviest_rising_run(
     previous = [-1] * len(candidates)
     for i in range(len(candidates)):
         for j in range(i):
-            rises = ITEM_ORDER[candidates[j][1]] < ITEM_ORDER[candidates[i][1]]
+            rises = order[candidates[j][1]] < order[candidates[i][1]]
             if rises and total[j] + weights[i] >= total[i]:
                 total[i], previous[i] = total[j] + weights[i], j
     best = max(range(len(candidates)), key=lambda i: (total[i], i))

@@ -1,7 +1,8 @@
 """Finding filings on disk: a file, a folder, or the corpus layout with its ``manifest.csv``.
 
 Hints come from the manifest when a file is listed there, else from the path: the corpus layout
-``<TICKER>/<FISCAL_YEAR>/<file>`` or a FinanceBench name ``<COMPANY>_<YEAR>_10K.pdf``, whose
+``<TICKER>/<FISCAL_YEAR>/<file>`` or a FinanceBench name (``<COMPANY>_<YEAR>_10K.pdf``,
+``_2023Q2_10Q``, ``_2023Q4_EARNINGS``, ``_2022_8K_dated-2022-07-01``: form, quarter, date), whose
 company is FinanceBench's (``Best Buy``, from ``financebench_document_information.jsonl`` beside
 the PDFs' folder) or else the name's (``BESTBUY``). A path names the company only when the
 filing does not: the registrant's name on the cover of a PDF or text filing comes first
@@ -26,12 +27,17 @@ from edgar_rag.errors import NotFoundError, ParseError
 from edgar_rag.ingest.pipeline import sniff_format
 from edgar_rag.ingest.plain import read_cover_name
 from edgar_rag.ingest.registrants import CompanyList
+from edgar_rag.rules import canonical_form
 
 _GZIP_MAGIC = b"\x1f\x8b"
 FILING_SUFFIXES = frozenset({".htm", ".html", ".xhtml", ".txt", ".pdf"})
 _YEAR_FOLDER = re.compile(r"^(?:19|20)\d{2}$")
 _TICKER_FOLDER = re.compile(r"^[A-Z][A-Z0-9.\-]{0,9}$")
-_FINANCEBENCH_NAME = re.compile(r"^(?P<company>.+?)_(?P<year>(?:19|20)\d{2})_10K$", re.IGNORECASE)
+_FINANCEBENCH_NAME = re.compile(
+    r"^(?P<company>.+?)_(?P<year>(?:19|20)\d{2})(?:Q(?P<quarter>[1-4]))?_(?P<form>10K|10Q|8K|EARNINGS)"
+    r"(?:_dated[-_](?P<dated>\d{4}-\d{2}-\d{2}))?$",
+    re.IGNORECASE,
+)
 _FINANCEBENCH_DOCUMENTS = "financebench_document_information.jsonl"
 
 
@@ -187,7 +193,14 @@ def _hints_from_path(file: Path, financebench: dict[str, str]) -> FilingHints:
     match = _FINANCEBENCH_NAME.match(stem)
     if match:
         company = financebench.get(stem.lower()) or match["company"].replace("_", " ")
-        return FilingHints(company=company, fiscal_year=int(match["year"]), form="10-K")
+        quarter = match["quarter"]
+        return FilingHints(
+            company=company,
+            fiscal_year=int(match["year"]),
+            form=canonical_form(match["form"]),
+            fiscal_quarter=int(quarter) if quarter else None,
+            filing_date=_day(match["dated"]),
+        )
     year_folder, ticker_folder = file.parent.name, file.parent.parent.name
     if _YEAR_FOLDER.match(year_folder) and _TICKER_FOLDER.match(ticker_folder):
         return FilingHints(ticker=ticker_folder, fiscal_year=int(year_folder))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
@@ -16,6 +17,7 @@ from edgar_rag.domain import (
     Chunk,
     Fact,
     FigureSource,
+    FilingHints,
     FilingMeta,
     ParsedFiling,
     RawFiling,
@@ -27,17 +29,60 @@ from edgar_rag.errors import ParseError
 from edgar_rag.ingest.blocks import Block, drop_page_furniture, find_page_labels, join_blocks
 from edgar_rag.ingest.chunk import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_sections
 from edgar_rag.ingest.html import parse_html
-from edgar_rag.ingest.items import find_indexed_items, find_item_headings, is_cross_reference
+from edgar_rag.ingest.items import (
+    ANNUAL,
+    find_indexed_items,
+    find_item_headings,
+    form_items,
+    is_cross_reference,
+)
 from edgar_rag.ingest.pdf import read_pdf_document
 from edgar_rag.ingest.plain import read_text, registrant_name
 from edgar_rag.ingest.statement_items import place_statements_in_item_8, statements_start
 from edgar_rag.ingest.statements import RowFigure, StatementKind, StatementPage
 from edgar_rag.ingest.xbrl import XbrlDocument, read_xbrl
-from edgar_rag.rules import same_day
+from edgar_rag.rules import (
+    ANNUAL_FORMS,
+    CURRENT_FORM,
+    EARNINGS_RELEASE,
+    QUARTERLY_FORM,
+    canonical_form,
+    same_day,
+)
 
 _MOST_OF_THE_TEXT = 0.6
-ANNUAL_FORMS = frozenset({"10-K", "10-KT", "10-K405", "10-KSB"})
-_FORM_10K = re.compile(r"form\s+10\s*-\s*k(?!\s*/\s*a)", re.IGNORECASE)
+_COVER_FORM = re.compile(r"\bform\s+(10\s*-\s*[KQ]|8\s*-\s*K)\b(?!\s*/\s*A)", re.IGNORECASE)
+_COVER_CHARS = 6000
+"""A form is read off the cover: later pages cite other forms ("our Annual Report on Form 10-K")."""
+_RELEASE_OPENING = re.compile(
+    r"\bfor\s+immediate\s+release\b|\bexhibit\s+99\.1\b|\b(?:reports?|announces?|posts?|delivers?)\b"
+    r"[^.]{0,80}?\b(?:quarter|fiscal|full[- ]year|annual|year[- ]end)\b[^.]{0,60}?\bresults\b",
+    re.IGNORECASE,
+)
+_LISTED_AS = re.compile(
+    r"(?:^|[.–—-]\s|\)\s|\n)\s*((?:[A-Z][\w&.,'’]*\s){0,5}?[A-Z][\w&.'’]*),?\s*\((?:NYSE|NASDAQ|Nasdaq)"
+    r"[^:)]{0,20}:\s*([A-Z][A-Z.]{0,5})\)"
+)
+_RELEASE_ISSUER = re.compile(
+    r"^\s*((?:[A-Z][\w&.,'’]*\s+){0,5}?)(?:reports?|announces?|posts?|delivers?)\b", re.MULTILINE
+)
+_COVER_TOP = 800
+"""A cover prints its form in its first lines; a release may cite a form further down."""
+_QUARTER_WORD = re.compile(r"\b(first|second|third|fourth)[- ]quarter\b", re.IGNORECASE)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_MONTHS_ENDED = re.compile(r"\b(three|six|nine)\s+months\s+ended\b", re.IGNORECASE)
+_QUARTER_ENDED = re.compile(
+    # a two-column cover may print a label between ("ended Commission file / March 31, 2021")
+    r"quarterly\s+period\s+ended\s*:?\s*(?:[A-Za-z ]{0,30}\n\s*)?"
+    r"([A-Z][a-z]+\.?\s+\d{1,2}\s*,\s*\d{4})",
+    re.IGNORECASE,
+)
+_DATE_OF_REPORT = re.compile(
+    r"date\s+of\s+report[^:]{0,60}:\s*([A-Z][a-z]+\.?\s+\d{1,2}\s*,\s*\d{4})", re.IGNORECASE
+)
+_RELEASE_YEAR = re.compile(
+    r"\b(?:fiscal\s+(?:year\s+)?|quarter\s+(?:of\s+)?|FY\s?)(20\d{2})\b", re.I
+)
 _FISCAL_YEAR_ENDED = re.compile(
     r"(?:fiscal\s+)?year\s+ended\s*:?\s*([A-Z][a-z]+\.?\s+\d{1,2}\s*,\s*(\d{4}))", re.IGNORECASE
 )
@@ -105,11 +150,13 @@ def read_filing(raw: RawFiling) -> ReadFiling:
         if not xbrl.facts:  # else the years its contexts report
             years |= {year for s in statements for year in s.years}
         meta = replace(meta, statements=statements, years_reported=tuple(sorted(years)))
-    sections = _sections(text, blocks, starts, printed)
+    sections = _sections(text, blocks, starts, printed, meta.form)
     if source_format is SourceFormat.PDF:
         begun = statements_start(found, blocks, starts)
         if begun is not None:
             sections = place_statements_in_item_8(sections, begun)
+    if meta.form not in ANNUAL_FORMS:
+        row_figures = [f for f in row_figures if _balance_dated(f)]
     rows = {f.figure_id: fact for f in row_figures if (fact := row_fact(f, meta)) is not None}
     return ReadFiling(meta, text, blocks, starts, sections, xbrl, rows)
 
@@ -127,7 +174,7 @@ def chunk_filing(
 
 
 def _sections(
-    text: str, blocks: list[Block], starts: list[int], printed: Sequence[Block]
+    text: str, blocks: list[Block], starts: list[int], printed: Sequence[Block], form: str
 ) -> list[Section]:
     """The cover and one section per Item found, sorted by start and not overlapping.
 
@@ -136,8 +183,10 @@ def _sections(
     "Form 10-K cross-reference index" mapping Items to pages (McDonald's, GE). Without such an
     index the filing is kept whole.
     """
-    headings = find_item_headings(blocks, starts)
-    if not headings or starts[headings[0].block_index] > len(text) * _MOST_OF_THE_TEXT:
+    items = form_items(form)
+    headings = find_item_headings(blocks, starts, items) if items is not None else []
+    late = bool(headings) and starts[headings[0].block_index] > len(text) * _MOST_OF_THE_TEXT
+    if items is ANNUAL and (not headings or late):
         headings = find_indexed_items(blocks, find_page_labels(printed))
     if not headings:
         return [Section("Document", None, "Whole document", 0, len(text))]
@@ -154,6 +203,13 @@ def _sections(
             Section(heading.item, heading.part, heading.title, start, end, is_cross_reference(body))
         )
     return sections
+
+
+def _balance_dated(figure: RowFigure) -> bool:
+    """A quarter's or a release's statement row is read only as a balance on the date its
+    column prints: their other columns span three, six or nine months or a year, which the
+    header reader does not tell apart, and a quarter's figure is never a year's."""
+    return figure.statement is StatementKind.BALANCE and figure.column.period_end is not None
 
 
 def row_fact(figure: RowFigure, meta: FilingMeta) -> Fact | None:
@@ -223,48 +279,133 @@ def _filing_meta(
     raw: RawFiling, text: str, xbrl: XbrlDocument, source_format: SourceFormat
 ) -> FilingMeta:
     cover, hints = xbrl.cover, raw.hints
-    form = cover.get("DocumentType") or hints.form or _form_from_text(text, raw.source)
-    if form.upper() not in ANNUAL_FORMS:
-        raise ParseError(f"{raw.source}: a {form} filing, not a 10-K")
+    form = _form(cover.get("DocumentType") or hints.form, text, raw.source)
     if cover.get("AmendmentFlag", "false").lower() == "true":
-        raise ParseError(f"{raw.source}: an amended 10-K (10-K/A), not an annual report")
-    period_end = xbrl.cover_period_end or hints.period_end or _period_end_from_text(text)
+        raise ParseError(f"{raw.source}: an amended {form} ({form}/A), not the report itself")
+    period_end = xbrl.cover_period_end or hints.period_end or _period_end_from_text(text, form)
+    if form == CURRENT_FORM and period_end is None:
+        period_end = hints.filing_date  # an 8-K is known by its date
     fiscal_year = _int(cover.get("DocumentFiscalYearFocus")) or hints.fiscal_year
+    quarter = _fiscal_quarter(cover.get("DocumentFiscalPeriodFocus"), hints, text, form)
+    if fiscal_year is None and form == EARNINGS_RELEASE:
+        found = _RELEASE_YEAR.search(text[:_COVER_CHARS])
+        fiscal_year = int(found.group(1)) if found else None
     if fiscal_year is None and period_end is not None:
-        fiscal_year = period_end.year
+        fiscal_year = (
+            _year_ending(period_end, quarter) if form == QUARTERLY_FORM else period_end.year
+        )
     if fiscal_year is None:
         raise ParseError(f"{raw.source}: no fiscal year found (no cover facts, no 'year ended')")
-    company = cover.get("EntityRegistrantName") or hints.company or registrant_name(text[:20000])
+    if form == QUARTERLY_FORM and quarter is None:
+        raise ParseError(f"{raw.source}: a 10-Q whose quarter cannot be told (no 'months ended')")
+    company = cover.get("EntityRegistrantName") or hints.company
+    ticker = hints.ticker or _first_ticker(cover.get("TradingSymbol"))
+    if form == EARNINGS_RELEASE and not (company and ticker):
+        issuer, listed = _release_issuer(text[:4000])
+        company, ticker = company or issuer, ticker or listed
+    company = company or registrant_name(text[:20000])
     if not company:
         raise ParseError(f"{raw.source}: no company name found")
     cik = _int(cover.get("EntityCentralIndexKey")) or hints.cik
-    ticker = hints.ticker or _first_ticker(cover.get("TradingSymbol"))
-    years = xbrl.years_reported(fiscal_year, period_end) or (fiscal_year,)
+    if form in ANNUAL_FORMS:
+        years = xbrl.years_reported(fiscal_year, period_end)
+    elif form == EARNINGS_RELEASE:  # beside the year before's, and its outlook for the next
+        years = (fiscal_year - 1, fiscal_year, fiscal_year + 1)
+    else:  # a quarter's figures stand beside the year before's
+        years = (fiscal_year,) if form == CURRENT_FORM else (fiscal_year - 1, fiscal_year)
     return FilingMeta(
         company=company,
         cik=cik,
         ticker=ticker.upper() if ticker else None,
-        form=form.upper(),
+        form=form,
         fiscal_year=fiscal_year,
         period_end=period_end,
         accession=hints.accession,
         filing_date=hints.filing_date,
         url=hints.url,
-        years_reported=years,
+        years_reported=years or (fiscal_year,),
         source=raw.source,
         sha256=hashlib.sha256(raw.content).hexdigest(),
         source_format=source_format,
+        fiscal_quarter=quarter,
     )
 
 
-def _form_from_text(text: str, source: str) -> str:
-    if _FORM_10K.search(text[:20000]):
-        return "10-K"
-    raise ParseError(f"{source}: not a 10-K (no 'Form 10-K' on its cover)")
+def _form(stated: str | None, text: str, source: str) -> str:
+    """The form its cover facts or hints state, else the one its cover prints (``FORM 10-Q``),
+    else an earnings release when its first lines announce results; a ParseError naming the
+    file when none of those can be told (an exhibit, a letter)."""
+    if stated:
+        form = canonical_form(stated) or stated.upper()
+        if form not in (*ANNUAL_FORMS, QUARTERLY_FORM, CURRENT_FORM, EARNINGS_RELEASE):
+            raise ParseError(
+                f"{source}: a {stated} filing, not a 10-K, 10-Q, 8-K or earnings release"
+            )
+        return form
+    found = _COVER_FORM.search(text[:_COVER_CHARS])
+    if found is not None and found.start() < _COVER_TOP:
+        return "".join(found.group(1).split()).upper()
+    if _RELEASE_OPENING.search(text[:1500]):
+        return EARNINGS_RELEASE
+    if found is not None:
+        return "".join(found.group(1).split()).upper()
+    raise ParseError(
+        f"{source}: its form cannot be told (no 'Form 10-K', '10-Q' or '8-K' on its cover, "
+        "and it does not open as an earnings release)"
+    )
 
 
-def _period_end_from_text(text: str) -> date | None:
-    match = _FISCAL_YEAR_ENDED.search(text[:20000])
+def _release_issuer(text: str) -> tuple[str | None, str | None]:
+    """Who issued an earnings release, and its ticker: the name before its listing
+    ("PepsiCo, Inc. (NASDAQ: PEP)"), else the words before "reports" in its headline."""
+    listed = _LISTED_AS.search(text)
+    if listed is not None:
+        return listed.group(1).strip(" ,"), listed.group(2).rstrip(".")
+    headline = _RELEASE_ISSUER.search(text[:1500])
+    name = headline.group(1).strip(" ,") if headline else ""
+    return name or None, None
+
+
+def _fiscal_quarter(focus: str | None, hints: FilingHints, text: str, form: str) -> int | None:
+    """A 10-Q's or an earnings release's fiscal quarter: its cover facts' ``Q2``, its hints, else
+    for a 10-Q the longest "three/six/nine months ended" it prints, for a release the quarter its
+    first lines name ("First-Quarter 2023 Results")."""
+    if form not in (QUARTERLY_FORM, EARNINGS_RELEASE):
+        return None
+    if focus and re.fullmatch(r"Q[1-4]", focus.strip().upper()):
+        return int(focus.strip()[1])
+    if hints.fiscal_quarter is not None:
+        return hints.fiscal_quarter
+    if form == QUARTERLY_FORM:
+        # Each statement prints the quarter's column beside the year to date's, so the year to
+        # date's length is printed about as often as the quarter's; a note's "nine months ended"
+        # of another year is not.
+        months = {"three": 1, "six": 2, "nine": 3}
+        counts = Counter(months[m.group(1).lower()] for m in _MONTHS_ENDED.finditer(text))
+        if not counts:
+            return None
+        return max(q for q, n in counts.items() if n >= max(2, counts[1] / 4) or q == 1)
+    named = _QUARTER_WORD.search(text[:1500])
+    return _ORDINALS[named.group(1).lower()] if named else None
+
+
+def _year_ending(quarter_end: date, quarter: int | None) -> int:
+    """The fiscal year a quarter ending on ``quarter_end`` belongs to: the year its last quarter
+    ends in (Amcor's second quarter, ended 31 December 2022, is of fiscal 2023)."""
+    near = quarter_end - timedelta(days=7)  # a 52/53-week quarter may end days into a month
+    months = near.month + 3 * (4 - (quarter or 4))
+    return near.year + (months - 1) // 12
+
+
+def _period_end_from_text(text: str, form: str) -> date | None:
+    """The period a filing's cover prints: the fiscal year ended, the quarterly period ended,
+    an 8-K's date of report; None for an earnings release (its tables say)."""
+    cover = {QUARTERLY_FORM: _QUARTER_ENDED, CURRENT_FORM: _DATE_OF_REPORT}.get(
+        form, _FISCAL_YEAR_ENDED
+    )
+    if form == EARNINGS_RELEASE:
+        return None
+    match = cover.search(text[:20000])
     if match is None:
         return None
     written = re.sub(r"\s+", " ", match.group(1).replace(".", "")).replace(" ,", ",")

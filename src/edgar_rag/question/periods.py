@@ -17,10 +17,13 @@ from itertools import pairwise
 
 from edgar_rag.domain import FilingMeta
 from edgar_rag.rules import (
+    ANNUAL_FORMS,
+    CURRENT_FORM,
     MID_MONTH,
     SMALL_NUMBERS,
     dates_an_event,
     fiscal_year_of_day,
+    form_name,
 )
 
 _MONTH_NAMES = {
@@ -91,6 +94,23 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _CLAUSE_END = re.compile(r"[,.;:?!()]")
 
 
+_QUARTERS = (
+    # Q2, Q2'23, Q22023, FY2023Q1
+    re.compile(r"(?<![A-Za-z])Q(?P<q>[1-4])(?=\b|['’]|(?:19|20)\d{2}\b)", re.I),
+    re.compile(r"\b(?P<q>[1-4])Q(?:\s?'?\d{2}|\s?20\d{2})?\b"),
+    re.compile(
+        r"\b(?P<q>first|second|third|fourth|final|last|1st|2nd|3rd|4th)[\s-]+(?:fiscal[\s-]+)?"
+        r"quarter\b(?!\s+(?:of\s+)?(?:the\s+)?(?:last|prior|previous)\s+(?:fiscal\s+)?year)",
+        re.I,
+    ),
+    re.compile(r"\bquarter\s+(?P<q>[1-4])\b", re.I),
+)
+_QUARTER_WORDS = {
+    "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
+    "fourth": 4, "4th": 4, "final": 4, "last": 4,
+}  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class _Mention:
     start: int
@@ -140,6 +160,41 @@ def period_guard(asked: frozenset[int], filing: FilingMeta) -> str | None:
         f"the question names fiscal {describe_years(missing)}; "
         f"this filing reports fiscal {describe_years(reported)}"
     )
+
+
+def asked_quarters(question: str) -> frozenset[int]:
+    """The fiscal quarters a question names: ``Q2``, ``2Q23``, ``the second quarter``,
+    ``fourth-quarter``, ``quarter 3``."""
+    found = set()
+    for pattern in _QUARTERS:
+        for match in pattern.finditer(question):
+            written = match["q"].lower()
+            found.add(int(written) if written.isdigit() else _QUARTER_WORDS[written])
+    return frozenset(found)
+
+
+def quarter_guard(asked: frozenset[int], filing: FilingMeta) -> str | None:
+    """None when the filing reports every fiscal quarter ``asked`` on its own, else why not: a
+    10-K reports its year and, of its quarters, only the last (Item 5's repurchases, the fourth
+    quarter's results some discuss); a 10-Q or an earnings release its one quarter. An 8-K
+    reports events, not periods, so nothing is declined here."""
+    if not asked or filing.form == CURRENT_FORM:
+        return None
+    named = " and ".join(f"Q{quarter}" for quarter in sorted(asked))
+    if filing.form in ANNUAL_FORMS:
+        if asked <= {4}:
+            return None
+        return (
+            f"the question asks for {named}; this filing is a {filing.form} for fiscal "
+            f"{filing.fiscal_year}, which reports years, not quarters"
+        )
+    if filing.fiscal_quarter is None or asked - {filing.fiscal_quarter}:
+        held = f"Q{filing.fiscal_quarter} of " if filing.fiscal_quarter else ""
+        return (
+            f"the question asks for {named}; this filing is the {form_name(filing.form)} "
+            f"for {held}fiscal {filing.fiscal_year}"
+        )
+    return None
 
 
 def describe_years(years: Iterable[int]) -> str:

@@ -52,11 +52,12 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
 GENERIC = frozenset(
     "fiscal year years end ended ending report reported reports much many total amount company "
     "value figure level annual full quarter reporting balance expense expenses spend spent paid "
-    "pay amounts record recorded".split()
+    "pay amounts record recorded gaap nongaap".split()
 )
 """Question words that say when, how much or what kind of amount, not which figure: they name no
 metric ("research and development expense" is named by its first three words, not by a
-depreciation row's "Operating expenses")."""
+depreciation row's "Operating expenses"); "GAAP" and "non-GAAP" say on which basis, and a line
+of adjusted EBITDA need not repeat it."""
 
 _STRICT = {"profit": ("profit", "earnings", "net")}
 """Synonyms too loose to say that a line names the metric: "gross profit" is not "Operating
@@ -69,6 +70,7 @@ DISTINGUISHING = frozenset({"gross", "operating", "diluted", "basic"})
 "Net income", "diluted EPS" is not the basic row."""
 
 _WORD = re.compile(r"[a-z0-9&]+")
+_NON_GAAP = re.compile(r"\bnon[\s-]+gaap\b")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _PERIOD = re.compile(r"(?:fy|q[1-4])?'?\d+")
 SYNONYMS_OF = {word: group for group in SYNONYM_GROUPS for word in group}
@@ -99,8 +101,10 @@ def prose_stems(text: str) -> frozenset[str]:
 
 
 def lower_words(text: str) -> list[str]:
-    """Lower-case words; "non-current" is one word, so that it never reads as "current"."""
-    return _WORD.findall(text.lower().replace("non-current", "noncurrent"))
+    """Lower-case words; "non-current" is one word, so that it never reads as "current", and
+    "non-GAAP" (or "non GAAP") one word, the basis of a measure, never the word "non"."""
+    lowered = _NON_GAAP.sub("nongaap", text.lower().replace("non-current", "noncurrent"))
+    return _WORD.findall(lowered)
 
 
 SYNONYM_WEIGHT = 0.5

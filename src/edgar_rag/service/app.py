@@ -55,6 +55,7 @@ from edgar_rag.errors import ConfigError, NotFoundError, SourceError
 from edgar_rag.index.schema import resolve_indexed_scope
 from edgar_rag.question.reading import read_question
 from edgar_rag.retrieve.search import Searcher
+from edgar_rag.rules import canonical_form
 from edgar_rag.service.docs import install_docs
 from edgar_rag.service.failures import (
     SlotsBusy,
@@ -230,7 +231,12 @@ class _Backend:
         """The scope ``body`` names; EmptyIndexError (409) when no filing is indexed."""
         with self.lock:
             scope = resolve_indexed_scope(
-                self.services.index, body.ticker, body.cik, body.fiscal_year
+                self.services.index,
+                body.ticker,
+                body.cik,
+                body.fiscal_year,
+                form=canonical_form(body.form) if body.form else None,
+                fiscal_quarter=body.fiscal_quarter,
             )
         filing = scope.filing
         if body.ticker and body.cik is not None and filing is not None and filing.cik != body.cik:

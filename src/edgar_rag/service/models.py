@@ -75,14 +75,25 @@ FiscalYear = Annotated[
 GateName = Literal["none", "cosine", "period", "period+cosine"]
 
 
+FormName = Literal["10-K", "10-Q", "8-K", "earnings"]
+FiscalQuarter = Annotated[
+    int,
+    Field(ge=1, le=4, description="a 10-Q's or an earnings release's fiscal quarter"),
+    JsonInteger,
+]
+
+
 class ScopeFields(BaseModel):
-    """A company (ticker or CIK) and a year; none of them for the whole corpus."""
+    """A company (ticker or CIK), a year, a form and a quarter; none of them for the whole
+    corpus."""
 
     model_config = ConfigDict(extra="forbid")
 
     ticker: Ticker | None = None
     cik: Cik | None = None
     fiscal_year: FiscalYear | None = None
+    form: FormName | None = Field(None, description="the filing's form (default: the 10-K)")
+    fiscal_quarter: FiscalQuarter | None = None
 
 
 class AskRequest(ScopeFields):
@@ -132,6 +143,8 @@ class FilingJson(BaseModel):
     fiscal_year: int
     accession: str | None
     form: str
+    fiscal_quarter: int | None = Field(None, description="a 10-Q's or a release's quarter")
+    period_end: date | None = Field(None, description="the period's end; an 8-K's report date")
     filing_date: date | None
     url: str | None
 
@@ -147,7 +160,8 @@ class IngestResultJson(BaseModel):
     facts: int
     seconds: dict[str, float] | None = Field(description="seconds each stage took")
     warning: str | None = Field(
-        None, description="indexed, but the file lacks Items a 10-K has (how many were found)"
+        None,
+        description="indexed, but the file lacks Items its form has (how many were found)",
     )
 
     @classmethod
@@ -401,6 +415,8 @@ class FilingEntry(BaseModel):
     fiscal_year: int
     accession: str | None
     form: str
+    fiscal_quarter: int | None = Field(None, description="a 10-Q's or a release's quarter")
+    period_end: date | None = Field(None, description="the period's end; an 8-K's report date")
     items: int
     chunks: int
     facts: int

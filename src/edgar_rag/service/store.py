@@ -37,10 +37,18 @@ class LockedPassages:
         self._lock = lock
 
     def resolve_scope(
-        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+        self,
+        ticker: str | None = None,
+        cik: int | None = None,
+        fiscal_year: int | None = None,
+        *,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
     ) -> Scope:
         with self._lock:
-            return self._index.resolve_scope(ticker, cik, fiscal_year)
+            return self._index.resolve_scope(
+                ticker, cik, fiscal_year, form=form, fiscal_quarter=fiscal_quarter
+            )
 
     def dense_search(self, vector: Vectors, filing_id: int | None, k: int) -> ScoredIds:
         with self._lock:
@@ -83,10 +91,18 @@ class LockedFigures:
             return self._store.table_passages(filing_id)
 
     def resolve_scope(
-        self, ticker: str | None = None, cik: int | None = None, fiscal_year: int | None = None
+        self,
+        ticker: str | None = None,
+        cik: int | None = None,
+        fiscal_year: int | None = None,
+        *,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
     ) -> Scope:
         with self._lock:
-            return self._store.resolve_scope(ticker, cik, fiscal_year)
+            return self._store.resolve_scope(
+                ticker, cik, fiscal_year, form=form, fiscal_quarter=fiscal_quarter
+            )
 
 
 @dataclass(frozen=True, slots=True)
