@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from edgar_rag.domain import ChunkKind
 from edgar_rag.ingest.blocks import Block, PageLabel
+from edgar_rag.rules import CURRENT_FORM, EARNINGS_RELEASE, QUARTERLY_FORM
 
 ITEMS: dict[str, tuple[str, str]] = {
     "1": ("Part I", "Business"),
@@ -149,7 +150,9 @@ class FormItems:
 
 def form_items(form: str) -> FormItems | None:
     """The Items of a form the index holds; None for an earnings release (it has none)."""
-    return {"10-Q": QUARTERLY, "8-K": CURRENT, "EX-99.1": None}.get(form, ANNUAL)
+    return {QUARTERLY_FORM: QUARTERLY, CURRENT_FORM: CURRENT, EARNINGS_RELEASE: None}.get(
+        form, ANNUAL
+    )
 
 
 def missing_items(

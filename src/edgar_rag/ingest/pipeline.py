@@ -45,6 +45,7 @@ from edgar_rag.rules import (
     ANNUAL_FORMS,
     CURRENT_FORM,
     EARNINGS_RELEASE,
+    FORMS,
     QUARTERLY_FORM,
     canonical_form,
     same_day,
@@ -337,7 +338,7 @@ def _form(stated: str | None, text: str, source: str) -> str:
     file when none of those can be told (an exhibit, a letter)."""
     if stated:
         form = canonical_form(stated) or stated.upper()
-        if form not in (*ANNUAL_FORMS, QUARTERLY_FORM, CURRENT_FORM, EARNINGS_RELEASE):
+        if form not in FORMS:
             raise ParseError(
                 f"{source}: a {stated} filing, not a 10-K, 10-Q, 8-K or earnings release"
             )
