@@ -187,7 +187,7 @@ def test_the_question_s_own_formula_is_changed_as_the_rest_of_it_asks() -> None:
     )  # a ratio of two amounts, asked in points: in percent
     assert (plan.name, plan.formula_text, plan.unit) == (
         "cost ratio",
-        "cost_of_revenue / revenue - cost_of_revenue[-1] / revenue[-1]",
+        "cost_of_revenue / net_sales - cost_of_revenue[-1] / net_sales[-1]",
         ResultUnit.POINTS,
     )
     share = _planned(
@@ -201,3 +201,20 @@ def test_the_question_s_own_formula_is_changed_as_the_rest_of_it_asks() -> None:
         "fiscal 2024?"
     )
     assert level.transform is Transform.LEVEL  # the name's "growth" is the definition's own
+
+
+def test_a_defined_line_asked_against_another_measure_is_declined() -> None:
+    """The question's own debt is no answer to its return on equity, nor its share of assets
+    a bare debt: each other line the ask names is planned or the question declined."""
+    other = _planned(
+        "Taking debt as short-term borrowings plus long-term debt, what was Acme's return on "
+        "equity at year-end 2024?"
+    )
+    assert isinstance(other, Unplanned), other
+    assert other.decline
+    share = _plan(
+        "Taking debt as short-term borrowings plus long-term debt, what share of Home Depot's "
+        "total assets did debt make up at year-end 2024?"
+    )
+    assert share.formula_text == "(short_term_borrowings + long_term_debt) / total_assets"
+    assert share.unit is ResultUnit.PERCENT

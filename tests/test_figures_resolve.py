@@ -12,7 +12,7 @@ import pytest
 from edgar_rag.domain import Fact, FigureSource, FilingMeta
 from edgar_rag.figures.calculator import Calculation
 from edgar_rag.figures.formula import parse_formula
-from edgar_rag.figures.library import ResultUnit, load_library
+from edgar_rag.figures.library import Part, ResultUnit, load_library
 from edgar_rag.figures.resolve import (
     FilingFigures,
     MissingFigure,
@@ -273,3 +273,20 @@ def test_statement_rows_are_read_by_the_items_labels_in_order_of_preference() ->
         "net_income": "Net earnings attributable to General Mills",
         "ppe_net": "Property, plant and equipment — net",
     }
+
+
+def test_a_line_the_filing_does_not_print_is_derived_from_the_lines_that_give_it() -> None:
+    figures = corpus_figures()["HD-2024"]
+    unprinted = replace(
+        figures, facts=[f for f in figures.facts if f.concept != "us-gaap:GrossProfit"]
+    )
+    result = compute_metric(LIBRARY.metrics["gross_margin"], 2024, LIBRARY, [unprinted])
+    assert isinstance(result, Calculation), result
+    assert result.formula == "(revenue - cost_of_revenue) / revenue"
+    assert result.text() == "33.4%"  # as from the printed gross profit (53,308 / 159,514)
+    part = LIBRARY.items["gross_profit"].of_part(replace_part())
+    assert part.derived is None  # a segment's line is never derived from the company's
+
+
+def replace_part() -> Part:
+    return Part("us-gaap:StatementBusinessSegmentsAxis", "hd:ExampleMember", "Example")

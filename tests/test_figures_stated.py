@@ -158,15 +158,24 @@ def test_a_definition_leading_the_question_is_read() -> None:
     assert ratio.unit is ResultUnit.PERCENT  # a return is stated in percent
 
 
-def test_a_definition_of_a_part_of_what_is_asked_is_declined() -> None:
-    """ "Taking debt as ..., what was its debt-to-equity ratio?" defines the debt, not the ratio:
-    never answered with the debt."""
-    declined = read_stated_formula(
+def test_a_definition_of_a_line_goes_into_the_metric_the_question_asks() -> None:
+    """ "Taking debt as ..., what was its debt-to-equity ratio?" defines the debt inside the
+    ratio: the library's ratio with the question's debt, never the debt itself; a metric that
+    averages the defined line is declined."""
+    ratio = read_stated_formula(
         "Taking debt as short-term borrowings plus long-term debt, what was Acme's "
         "debt-to-equity ratio at year-end 2024?",
         LIBRARY,
     )
-    assert isinstance(declined, FormulaDecline)
+    assert isinstance(ratio, StatedFormula), ratio
+    assert render(ratio.formula) == "(short_term_borrowings + long_term_debt) / equity"
+    assert ratio.unit is ResultUnit.RATIO
+    averaged = read_stated_formula(
+        "Taking equity as common stock plus retained earnings, what was Acme's return on "
+        "equity in 2024?",
+        LIBRARY,
+    )
+    assert isinstance(averaged, FormulaDecline)  # its equity is averaged: not the year's line
 
 
 @pytest.mark.parametrize(
@@ -181,7 +190,7 @@ def test_a_definition_of_a_part_of_what_is_asked_is_declined() -> None:
         (
             "What was its cost ratio (cost of sales over net sales) in 2024?",
             "cost ratio",
-            "cost_of_revenue / revenue",
+            "cost_of_revenue / net_sales",
         ),
         (
             "What was Apple's overhead ratio in fiscal 2024, that is, SG&A divided by total "

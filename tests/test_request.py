@@ -47,7 +47,7 @@ def test_a_percent_change_is_computed_over_the_years_named() -> None:
 def test_a_cagr_spans_the_first_and_last_year_named() -> None:
     plan = _plan("What was the CAGR of net sales from FY2022 to FY2024?", frozenset({2022, 2024}))
     assert isinstance(plan, ComputationPlan)
-    assert render(plan.formula) == "(revenue / revenue[-2]) ^ 0.5 - 1"
+    assert render(plan.formula) == "(net_sales / net_sales[-2]) ^ 0.5 - 1"
 
 
 def test_a_cagr_with_no_years_is_declined_not_answered_as_one_year() -> None:

@@ -14,7 +14,7 @@ goes to the model.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Protocol
@@ -25,7 +25,16 @@ from edgar_rag.domain import Citation, Fact, FigureSource, FilingMeta, Passage, 
 from edgar_rag.errors import NotFoundError
 from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDecline, Operand
 from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
-from edgar_rag.figures.formula import Binary, Expr, Ref, map_refs, refs, render, shift
+from edgar_rag.figures.formula import (
+    Binary,
+    Expr,
+    Ref,
+    map_refs,
+    parse_formula,
+    refs,
+    render,
+    shift,
+)
 from edgar_rag.figures.library import LineItem, MetricLibrary, ResultUnit
 from edgar_rag.figures.parts import find_part
 from edgar_rag.figures.plan import (
@@ -45,7 +54,7 @@ from edgar_rag.figures.printed import (
 )
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure
 from edgar_rag.figures.stated import FormulaDecline
-from edgar_rag.question.periods import asked_fiscal_years
+from edgar_rag.question.periods import asked_fiscal_years, years_of_companies
 from edgar_rag.question.reading import Kind, Question, asks_for_prose
 from edgar_rag.question.request import Premise, Request, Transform, open_words, read_request
 from edgar_rag.question.words import COUNTED_AS, lower_words, names_share
@@ -524,7 +533,10 @@ class ComputedAnswers:
         if named is None and not question.years and len(years_written) == 1:
             named = int(years_written.pop())  # read with no filing in scope: the year as written
         year = plan.fiscal_year or named  # "margins for 2023": each company's 2023, not its latest
-        compared = self._compared_filings(question, scope, year)
+        own = _own_years(question)
+        if own:  # "P&G in fiscal 2025 and J&J in fiscal 2024": each company in its own year
+            plan, year = replace(plan, fiscal_year=None), None
+        compared = self._compared_filings(question, scope, year, own)
         if isinstance(compared, Uncomputable):
             return compared
         if plan.part is not None and len(compared) != 1:
@@ -651,21 +663,29 @@ class ComputedAnswers:
         return "; ".join(sentences) + ".", citations, tuple(shown)
 
     def _compared_filings(
-        self, question: Question, scope: Scope, year: int | None
+        self, question: Question, scope: Scope, year: int | None, own: Mapping[int, int]
     ) -> list[tuple[int, FilingMeta]] | Uncomputable:
-        """The scoped filing first, then the filing of each other company the question names,
-        of ``year`` (else its latest); an Uncomputable for a company with no such filing."""
+        """The scoped filing first (unless the question gives its company another year), then
+        the filing of each other company the question names, of its own year in ``own`` (by
+        CIK), else of ``year``, else its latest; an Uncomputable for a company with no such
+        filing."""
         found: list[tuple[int, FilingMeta]] = []
-        if scope.filing is not None and scope.filing_id is not None:
-            found.append((scope.filing_id, scope.filing))
+        scoped, scoped_id = scope.filing, scope.filing_id
+        if (
+            scoped is not None
+            and scoped_id is not None
+            and (own.get(scoped.cik or 0, scoped.fiscal_year) == scoped.fiscal_year)
+        ):
+            found.append((scoped_id, scoped))
         for mention in question.companies:
             company = mention.companies[0]
             if company.cik is None or any(f.cik == company.cik for _, f in found):
                 continue
+            wanted = own.get(company.cik, year)
             try:
-                other = self.store.resolve_scope(cik=company.cik, fiscal_year=year)
+                other = self.store.resolve_scope(cik=company.cik, fiscal_year=wanted)
             except NotFoundError:
-                when = f" for fiscal {year}" if year is not None else ""
+                when = f" for fiscal {wanted}" if wanted is not None else ""
                 return Uncomputable(
                     Reason.OUT_OF_SCOPE,
                     f"the question compares {company.name}, whose 10-K{when} is not indexed",
@@ -715,7 +735,8 @@ class ComputedAnswers:
         name = self._metric_name(plan)
         result = _result_in_words(plan, calculation, name)
         if plan.transform is Transform.LEVEL or plan.source == "stated":
-            result += f", computed as {render(plan.formula, _named_leaf(calculation))}"
+            computed = parse_formula(calculation.formula)  # a derived line's items in it
+            result += f", computed as {render(computed, _named_leaf(calculation))}"
         lines = [
             f"- {operand.label}, fiscal {operand.fiscal_year}: {_figure(operand)} "
             f"[{markers[index]}]"
@@ -786,6 +807,21 @@ class ComputedAnswers:
             markers[index] = quotes[spot]
             chosen.append(cited)
         return tuple(citations), markers, chosen
+
+
+def _own_years(question: Question) -> dict[int, int]:
+    """Each named company's own fiscal year by CIK, when the question writes one after every
+    company and they differ ("Walmart's revenue for fiscal 2025 with Amazon's for 2024");
+    empty otherwise (one year for all, or none)."""
+    mentions = [m for m in question.companies if m.companies[0].cik is not None]
+    years = years_of_companies(question.text, [(m.start, m.end) for m in mentions])
+    own: dict[int, int] = {}
+    for mention, year in zip(mentions, years, strict=True):
+        cik = mention.companies[0].cik
+        if year is None or cik is None or own.get(cik, year) != year:
+            return {}
+        own[cik] = year
+    return own if len(own) >= 2 and len(set(own.values())) > 1 else {}
 
 
 def _also(text: str, sentence: str) -> str:

@@ -192,9 +192,10 @@ def ask_all(answerer: Any, index: Any, questions: Iterable[AskedQuestion]) -> li
                 if question.scope == "filing"
                 else Scope()
             )
-            response = answerer.answer(question.question, scope)
         except NotFoundError:
-            response = None
+            response = None  # the filing asked of is not indexed: the question is declined
+        else:
+            response = answerer.answer(question.question, scope)  # a tape's miss stops the run
         results.append(
             {
                 "id": question.id,

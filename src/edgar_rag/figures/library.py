@@ -16,7 +16,14 @@ from importlib import resources
 from typing import Any
 
 from edgar_rag.errors import ConfigError
-from edgar_rag.figures.formula import Dimension, Expr, FormulaError, dimension, parse_formula
+from edgar_rag.figures.formula import (
+    Dimension,
+    Expr,
+    FormulaError,
+    dimension,
+    parse_formula,
+    refs,
+)
 
 
 class PeriodKind(StrEnum):
@@ -86,13 +93,17 @@ class LineItem:
     part: Part | None = None
     """The part of the company whose figure this is, read from its XBRL facts alone (None: the
     company's own)."""
+    derived: Expr | None = None
+    """How other line items of the same year give it when a filing prints no line of it (gross
+    profit: ``revenue - cost_of_revenue``, for a filer whose income statement has no gross
+    profit row); the answer then shows those items, each cited."""
 
     def of_part(self, part: Part) -> LineItem:
         """This line of ``part`` (``Greater China revenue``), keyed apart from the company's
         (``revenue__aapl_greaterchinasegmentmember``)."""
         member = re.sub(r"\W+", "_", part.member).lower()  # a name the formula grammar reads
         return replace(self, key=f"{self.key}__{member}", label=f"{part.name} {self.label}",
-                       part=part)  # fmt: skip
+                       part=part, derived=None)  # fmt: skip  # never from the company's items
 
     @property
     def all_concepts(self) -> tuple[str, ...]:
@@ -197,10 +208,14 @@ class MetricLibrary:
     def item_named(self, phrase: str) -> LineItem | None:
         """The line item an analyst's phrase names ("COGS", "PP&E", "total current assets"):
         its key, label, a synonym or a row label, case and spacing ignored; None otherwise."""
-        wanted = " ".join(phrase.lower().split())
+
+        def key(name: str) -> str:  # "long-term debt excluding current installments" as printed
+            return " ".join(name.lower().replace(",", " ").split())
+
+        wanted = key(phrase)
         for item in self.items.values():
-            names = {item.key, item.key.replace("_", " "), item.label, *item.synonyms}
-            if wanted in names or wanted in (row.lower() for row in item.row_names):
+            names = (item.key, item.key.replace("_", " "), item.label, *item.synonyms)
+            if wanted in {key(name) for name in (*names, *item.row_names)}:
                 return item
         return None
 
@@ -226,6 +241,9 @@ def load_library(text: str | None = None) -> MetricLibrary:
         raise ConfigError(f"the metric library is not valid TOML: {error}") from error
     items = {key: _line_item(key, entry) for key, entry in raw.get("items", {}).items()}
     dimensions = {key: item.unit for key, item in items.items()}
+    for item in items.values():
+        if item.derived is not None:
+            _check_derived(item, item.derived, dimensions)
     metrics = {
         key: _metric(key, entry, dimensions) for key, entry in raw.get("metrics", {}).items()
     }
@@ -233,6 +251,20 @@ def load_library(text: str | None = None) -> MetricLibrary:
         key: _assessment(key, entry, items) for key, entry in raw.get("assessments", {}).items()
     }
     return MetricLibrary(items, metrics, assessments)
+
+
+def _check_derived(item: LineItem, derived: Expr, dimensions: Mapping[str, Dimension]) -> None:
+    """A derivation of the same year's other items, measuring what the item measures."""
+    try:
+        measured = dimension(derived, dimensions)
+    except FormulaError as error:
+        raise ConfigError(f"line item {item.key!r}: its derivation: {error}") from error
+    leaves = list(refs(derived))
+    if measured != item.unit or any(r.offset or r.average or r.item == item.key for r in leaves):
+        raise ConfigError(
+            f"line item {item.key!r}: its derivation must measure {item.unit} from other items "
+            "of the same year"
+        )
 
 
 def _assessment(key: str, entry: Mapping[str, Any], items: Mapping[str, LineItem]) -> Assessment:
@@ -261,8 +293,9 @@ def _line_item(key: str, entry: Mapping[str, Any]) -> LineItem:
             rows=tuple(entry.get("rows", ())),
             outflow=entry.get("printed") == "outflow",
             largest=entry.get("choose") == "largest",
+            derived=parse_formula(str(entry["derived"])) if "derived" in entry else None,
         )
-    except (KeyError, ValueError) as error:
+    except (KeyError, ValueError, FormulaError) as error:
         raise ConfigError(f"line item {key!r} of the metric library: {error}") from error
 
 

@@ -119,7 +119,7 @@ def plan_computation(
     if isinstance(stated, FormulaDecline):
         return stated
     if isinstance(stated, StatedFormula):
-        return _stated_plan(question, stated, library)
+        return _stated_plan(question, request, stated, library)
     anchor = max((int(y) for y in _YEAR.findall(question)), default=None)
     written = read_written_formula(question, library)
     if written is not None:
@@ -151,24 +151,53 @@ _CHANGES = frozenset(
 
 
 def _stated_plan(
-    question: str, stated: StatedFormula, library: MetricLibrary
+    question: str, asked: Request, stated: StatedFormula, library: MetricLibrary
 ) -> ComputationPlan | Unplanned:
     """The question's own formula, changed as the rest of the question asks ("define the
-    operating ratio as ... By how many percentage points did it change?"): the transform is
-    read with the definition and the defined name blanked, so that a name that is itself a
-    change ("define growth as ...") is not changed again."""
+    operating ratio as ... By how many percentage points did it change?"), or an Unplanned
+    naming a part of the rest it leaves unanswered: the transform is read with the definition
+    and the defined name blanked, so that a name that is itself a change ("define growth as
+    ...") is not changed again."""
     outside = blank(question, definition_spans(question))
     outside = re.sub(re.escape(stated.name), lambda m: " " * len(m[0]), outside, flags=re.I)
+    named = library.metric_span(outside)
+    if named is not None and named[0].name == stated.name:
+        outside = blank(outside, [named[1]])  # the library metric its definition goes into
     request = read_request(outside)
+    name, formula, unit = stated.name, stated.formula, stated.unit
+    rest = _blank_in_either(request.measure_text, asked.measure_text)
+    whole = _whole_asked(rest, library.item_spans(rest))
+    if whole is not None:  # "taking debt as ..., what share of its total assets did debt make"
+        spans, item = whole
+        rest = blank(rest, spans)
+        if (
+            isinstance(formula, Binary)
+            and formula.op == "/"
+            and item.key in {ref.item for ref in refs(formula.right)}
+        ):
+            unit = ResultUnit.PERCENT  # its own formula divides by the whole it names
+            if isinstance(formula.left, Ref) and formula.left.item in library.items:
+                name = f"{library.items[formula.left.item].label} as a share of {item.label}"
+        elif Dimension.USD is item.unit and dimension(formula, library.dimensions) is (
+            Dimension.USD
+        ):
+            formula, unit = Binary("/", formula, Ref(item.key)), ResultUnit.PERCENT
+            name = f"{name} as a share of {item.label}"
+        else:
+            return Unplanned(f"{stated.name} as a share of {item.label}", decline=True)
+    elif _ASKS_SHARE.search(rest):
+        return Unplanned(f"what share of a whole {stated.name} is", decline=True)
+    used = {ref.item for ref in refs(formula)}
+    other = [item.label for _, item in library.item_spans(rest) if item.key not in used]
+    if other:  # "taking debt as ..., what was debt per dollar of revenue": not the debt
+        return Unplanned(f"{stated.name} against {' and '.join(other)}", decline=True)
     if request.transform not in _CHANGES:
         return ComputationPlan(
-            stated.name, stated.formula, stated.unit, stated.decimals, stated.scale,
-            stated.fiscal_year, "stated",
-        )  # fmt: skip  # a mean over years the definition's own ask already wrapped
-    unit = stated.unit
+            name, formula, unit, stated.decimals, stated.scale, stated.fiscal_year, "stated"
+        )  # a mean over years the definition's own ask already wrapped
     if request.transform is Transform.POINT_CHANGE and unit is ResultUnit.RATIO:
         unit = ResultUnit.PERCENT  # its change in points: the ratio of two amounts in percent
-    shaped = _transformed(request, stated.formula, unit, "stated", library)
+    shaped = _transformed(request, formula, unit, "stated", library)
     if isinstance(shaped, Unplanned):
         return shaped
     formula, unit, _ = shaped
@@ -176,9 +205,16 @@ def _stated_plan(
     if request.transform is not Transform.LEVEL and request.years:
         anchor = max(request.years)
     return ComputationPlan(
-        stated.name, formula, unit, stated.decimals, stated.scale, anchor, "stated",
-        request.transform,
-    )  # fmt: skip
+        name, formula, unit, stated.decimals, stated.scale, anchor, "stated", request.transform
+    )
+
+
+def _blank_in_either(first: str, second: str) -> str:
+    """``first`` with every character blanked that either reading of the same text blanked
+    (the definition by one, the company names by the other)."""
+    if len(first) != len(second):
+        return first
+    return "".join(" " if " " in (a, b) else a for a, b in zip(first, second, strict=True))
 
 
 def _metric_of(formula: Expr, library: MetricLibrary) -> str:
@@ -284,21 +320,11 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
             formula = map_refs(formula, lambda r: Ref(r.item, r.offset))
         return formula, metric.unit, "metric", metric.key, blank(text, [span])
     spans = library.item_spans(text)
-    share = _SHARE_OF.search(text)
-    named_whole = next(
-        (
-            (span, item)
-            for span, item in spans
-            if share is not None
-            and span[0] >= share.end()
-            and not open_words(text[share.end() : span[0]])  # "share of J&J's 2024 sales"
-        ),
-        None,
-    )
+    named_whole = _whole_asked(text, spans)
     whole = named_whole[1] if named_whole is not None else None
-    if named_whole is not None and share is not None:
+    if named_whole is not None:
         spans = [(span, item) for span, item in spans if item is not whole]
-        text = blank(text, [share.span(), named_whole[0]])
+        text = blank(text, named_whole[0])
     elif _ASKS_SHARE.search(text):
         return Unplanned("what share of a whole the question asks", decline=False)
     if _ASKS_EFFECT.search(text):
@@ -319,6 +345,20 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
         return Binary("/", ref, Ref(whole.key)), ResultUnit.PERCENT, "metric", item.key, rest
     source = "metric" if ref.average else "lookup"
     return ref, _ITEM_UNITS[item.unit], source, item.key, rest
+
+
+def _whole_asked(
+    text: str, spans: Sequence[tuple[tuple[int, int], LineItem]]
+) -> tuple[list[tuple[int, int]], LineItem] | None:
+    """The line item a share is asked of ("what share of its total assets", "as a percentage of
+    revenue"), with the spans that ask it; None when the text asks no share of a named item."""
+    share = _SHARE_OF.search(text)
+    if share is None:
+        return None
+    for span, item in spans:
+        if span[0] >= share.end() and not open_words(text[share.end() : span[0]]):
+            return [share.span(), span], item  # "share of J&J's 2024 sales"
+    return None
 
 
 def _transformed(

@@ -30,7 +30,7 @@ from edgar_rag.figures.calculator import (
     calculate,
     needed_operands,
 )
-from edgar_rag.figures.formula import Expr
+from edgar_rag.figures.formula import Expr, Ref, map_refs
 from edgar_rag.figures.library import (
     LineItem,
     Metric,
@@ -157,12 +157,40 @@ def compute_formula(
     scale: int | None = None,
     metric: str | None = None,
 ) -> Calculation | CalculationDecline | MissingFigure:
-    """Any formula over the library's line items (a question's own) for one fiscal year."""
+    """Any formula over the library's line items (a question's own) for one fiscal year; an
+    operand no filing prints is derived from the others when the library says how (gross
+    profit as revenue less cost of revenue, inside a gross margin), each derivation once. A
+    line asked for itself is never derived: the filing does not report it."""
     operands = resolve_operands(formula, fiscal_year, library, filings)
+    if not isinstance(operands, MissingFigure):
+        return calculate(
+            formula, fiscal_year, operands, unit, decimals=decimals, scale=scale, metric=metric
+        )
+    first, derived = operands, set[str]()
+    while isinstance(operands, MissingFigure) and not isinstance(formula, Ref):
+        item = library.items.get(operands.item)
+        if item is None or item.derived is None or item.key in derived:
+            break  # nothing derives it: the first line missing is what is missing
+        formula = _derive(formula, item, item.derived)
+        derived.add(item.key)
+        operands = resolve_operands(formula, fiscal_year, library, filings)
     if isinstance(operands, MissingFigure):
-        return operands
+        return first
     return calculate(
         formula, fiscal_year, operands, unit, decimals=decimals, scale=scale, metric=metric
+    )
+
+
+def _derive(formula: Expr, item: LineItem, derivation: Expr) -> Expr:
+    """``formula`` with each use of ``item`` at a year replaced by its derivation at that year
+    (an average balance of it: by the average of each of the derivation's items)."""
+    return map_refs(
+        formula,
+        lambda r: (
+            map_refs(derivation, lambda d: Ref(d.item, r.offset, r.average))
+            if r.item == item.key
+            else r
+        ),
     )
 
 

@@ -25,10 +25,12 @@ from edgar_rag.figures.formula import (
     Ref,
     average_over_years,
     dimension,
+    map_refs,
     parse_formula,
+    refs,
     render,
 )
-from edgar_rag.figures.library import MetricLibrary, ResultUnit
+from edgar_rag.figures.library import Metric, MetricLibrary, ResultUnit
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,11 @@ _WORD_OPERATORS = (
     (re.compile(r"\bless\b|\bminus\b"), "-"),
     (re.compile(r"\bplus\b"), "+"),
 )
+_OVER_ALL = re.compile(
+    r",\s*(?:divided\s+by|over)\b|\bas\s+an?\s+(?:percentage|percent|share|proportion|fraction)"
+    r"\s+of\b"
+)
+"""A division of everything written before it: after a comma, or "as a percentage of"."""
 _SPAN = re.compile(
     r"\b(?P<kind>average|change\s+in)\s+(?P<phrase>[^()+\-*/]+?)\s+between\s+"
     r"fy\s?(?P<first>\d{4})\s+and\s+fy\s?(?P<last>\d{4})"
@@ -107,6 +114,11 @@ _LEADING_YEAR = re.compile(
     r"^(?:year-end\s+)?(?:fy\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\s+(.+)$"
 )
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+_OWNERS_SHARE = re.compile(
+    r"\s+attributable\s+to\s+(?!.*\b(?:non-?controlling|minority|redeemable)\b).+$"
+)
+"""Net income "attributable to Walmart" (to the company, its common shareholders): the
+parent's share, which is what the library's line items hold; never the noncontrolling part."""
 _YEAR_END_PHRASE = re.compile(r"^(?:year-end|year\s+end|ending|closing)\s+")
 _AVERAGE_PHRASE = re.compile(r"^(?:average|avg\.?|mean)\s+(?:of\s+(?:the\s+)?)?(.+)$")
 _DECIMALS = re.compile(r"\b(one|two|three|four|zero|\d)\s+decimal\s+place", re.IGNORECASE)
@@ -131,13 +143,15 @@ def read_stated_formula(
     name, body = next(iter(definitions.items()))
     try:
         text = _formal(body, anchor, library, definitions, seen=(name,))
-        formula = _as_asked(question, name, parse_formula(text), library, anchor)
+        formula, metric = _as_asked(question, name, parse_formula(text), library, anchor)
         measured = dimension(formula, library.dimensions)
     except FormulaError as error:
         return FormulaDecline(
             error.kind, f"the question's formula for {name}: {error}", error.phrase
         )
     unit, scale = _unit(question, name, measured)
+    if metric is not None:
+        name, unit = metric.name, metric.unit  # its own debt in the library's debt-to-equity
     if unit.dimension != measured:
         return FormulaDecline(
             FormulaProblem.MIXES_UNITS,
@@ -165,21 +179,20 @@ _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
 
 def _as_asked(
     question: str, name: str, defined: Expr, library: MetricLibrary, anchor: int | None
-) -> Expr:
+) -> tuple[Expr, Metric | None]:
     """The defined formula as the question's own ask wraps it: "the 3 year average unadjusted
     EBITDA % margin" is the mean over three years of EBITDA over revenue, "unadjusted EBITDA
-    less capex" the defined figure minus capital expenditures."""
+    less capex" the defined figure minus capital expenditures; "taking debt as A plus B, what
+    was its debt-to-equity ratio" the library's metric with the question's debt in it (the
+    metric returned beside the formula)."""
     match = _ASKED.search(question)
     asked = " ".join(match["asked"].lower().split()) if match else ""
     if name not in asked or asked == name:
-        return defined
+        return defined, None
     formula = defined
     after = asked.split(name, 1)[1]
     if re.match(r"[\w-]", after):
-        raise FormulaError(
-            FormulaProblem.DOES_NOT_PARSE,
-            f"the question defines {name} but asks {asked}, of which it is a part",
-        )  # "taking debt as ..., what was its debt-to-equity ratio": not the debt itself
+        return _inside_metric(asked, name, defined, library)
     after = after.strip()
     if re.match(r"(?:%\s*)?margin\b", after):
         formula = Binary("/", formula, Ref("revenue"))
@@ -193,7 +206,26 @@ def _as_asked(
         formula = average_over_years(
             formula, int(count) if count.isdigit() else _COUNT_WORDS[count]
         )
-    return formula
+    return formula, None
+
+
+def _inside_metric(
+    asked: str, name: str, defined: Expr, library: MetricLibrary
+) -> tuple[Expr, Metric]:
+    """The library metric the ask names, its line item ``name`` replaced by the question's
+    definition of it; FormulaError when the ask names no metric using that item at its year."""
+    named = library.metric_span(asked)
+    item = library.item_named(name)
+    if named is not None and item is not None:
+        metric = named[0]
+        used = [ref for ref in refs(metric.formula) if ref.item == item.key]
+        if used and not any(ref.offset or ref.average for ref in used):
+            changed = map_refs(metric.formula, lambda r: defined if r.item == item.key else r)
+            return changed, metric
+    raise FormulaError(
+        FormulaProblem.DOES_NOT_PARSE,
+        f"the question defines {name} but asks {asked}, of which it is a part",
+    )  # "taking debt as ..., what is its average debt": not the debt itself
 
 
 def asked_decimals(question: str) -> int | None:
@@ -231,6 +263,9 @@ def _formal(
 ) -> str:
     """The definition's body in the formal grammar."""
     text = _NOTE.sub(" ", body.lower())
+    whole = _OVER_ALL.search(text)
+    if whole is not None:  # "net sales less cost of sales, over net sales": all of it over
+        text = f"( {text[: whole.start()]} ) over {text[whole.end() :]}"
     for pattern, operator in _WORD_OPERATORS:
         text = pattern.sub(f" {operator} ", text)
     spans: list[str] = []
@@ -269,6 +304,7 @@ def _phrase(
     definitions: Mapping[str, str],
     seen: tuple[str, ...],
 ) -> str:
+    phrase = phrase.strip(" ,;")
     if _NUMBER.match(phrase):
         return phrase
     offset = 0
@@ -288,7 +324,7 @@ def _phrase(
     if phrase in definitions and phrase not in seen:
         inner = _formal(definitions[phrase], anchor, library, definitions, (*seen, phrase))
         return f"({inner})"
-    item = library.item_named(phrase)
+    item = library.item_named(phrase) or library.item_named(_OWNERS_SHARE.sub("", phrase))
     if item is not None:
         return item.key if offset == 0 else f"{item.key}[{offset}]"
     metric = library.find_metric(phrase)

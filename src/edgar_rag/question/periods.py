@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from itertools import pairwise
@@ -195,6 +195,20 @@ def quarter_guard(asked: frozenset[int], filing: FilingMeta) -> str | None:
             f"for {held}fiscal {filing.fiscal_year}"
         )
     return None
+
+
+def years_of_companies(question: str, spans: Sequence[tuple[int, int]]) -> tuple[int | None, ...]:
+    """The one fiscal year the question writes after each company's name and before the next
+    name ("the gross margins of P&G in fiscal 2025 and J&J in fiscal 2024": 2025, 2024), in
+    the order of ``spans``; None for a name followed by no year or by several."""
+    ends = [start for start, _ in spans[1:]] + [len(question)] if spans else []
+    found: list[int | None] = []
+    for (_, start), end in zip(spans, ends, strict=True):
+        clause = question[start:end]
+        written = {_fiscal_year_of(m) for m in _FISCAL.finditer(clause)}
+        written |= {int(m.group()) for m in _PLAIN.finditer(clause)}
+        found.append(written.pop() if len(written) == 1 else None)
+    return tuple(found)
 
 
 def describe_years(years: Iterable[int]) -> str:

@@ -94,8 +94,9 @@ def read_question(
     years = asked_fiscal_years(text, filing) if filing is not None else frozenset()
     named = (mention.text for mention in companies)
     kind = question_kind(text, companies)
-    metric = (
-        metric_words(text, filing.company if filing is not None else None, *named)
+    request = read_request(text, _company_spans(text, companies, filing), years)
+    metric = (  # what it measures, read without its transform ("by how much ... decline")
+        metric_words(request.measure_text, filing.company if filing is not None else None, *named)
         if asks_figure(text, kind)
         else ()
     )
@@ -113,7 +114,7 @@ def read_question(
         counted=counted_noun(text),
         share_class=share_class(text),
         sections=named_sections(text),
-        request=read_request(text, _company_spans(text, companies, filing), years),
+        request=request,
     )
 
 

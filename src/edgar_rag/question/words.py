@@ -52,12 +52,12 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
 GENERIC = frozenset(
     "fiscal year years end ended ending report reported reports much many total amount company "
     "value figure level annual full quarter reporting balance expense expenses spend spent paid "
-    "pay amounts record recorded gaap nongaap".split()
+    "pay amounts record recorded gaap nongaap percent percentage dollars dollar usd".split()
 )
 """Question words that say when, how much or what kind of amount, not which figure: they name no
 metric ("research and development expense" is named by its first three words, not by a
 depreciation row's "Operating expenses"); "GAAP" and "non-GAAP" say on which basis, and a line
-of adjusted EBITDA need not repeat it."""
+of adjusted EBITDA need not repeat it; "in percent", "how many dollars" say the unit."""
 
 _STRICT = {"profit": ("profit", "earnings", "net")}
 """Synonyms too loose to say that a line names the metric: "gross profit" is not "Operating
@@ -146,7 +146,11 @@ def metric_words(question: str, company: str | None, *others: str) -> tuple[str,
     ignored = {stem(w) for w in [*GENERIC, *MONTHS, *_LINKING, *_DEGREE, *_WORD.findall(names)]}
     text = _HOW_SO.sub(" ", _SOURCE.sub(" ", question))
     asked = _HOW_MANY.search(text)
-    phrase = asked["phrase"] if asked and _WORD.search(asked["phrase"]) else text
+    said = asked is not None and _WORD.search(asked["phrase"]) is not None
+    if said and asked is not None and not _NOT_A_THING.match(asked["phrase"]):
+        phrase = asked["phrase"]
+    else:  # "how much did it pay", "how many dollars did it cut": the rest says of what
+        phrase = text
     words = (_POSSESSIVE.sub("", w) for w in query_terms(phrase))
     return tuple(
         w
@@ -157,13 +161,13 @@ def metric_words(question: str, company: str | None, *others: str) -> tuple[str,
 
 _LINKING = (
     "came come comes coming generated generate account accounts accounted attributable "
-    "represent represents represented estimated estimate make makes made goes go "
+    "represent represents represented estimated estimate make makes made goes go out "
     "among amongst between across within"
 ).split()
 """Verbs that link the figure asked to its subject ("how much of its revenue came from its
 largest customer") and prepositions that place it ("sales among its largest wholesalers"): what
 a passage's sentence says in its own words, if at all."""
-_DEGREE = "any single large big significant major".split()
+_DEGREE = "any single large big significant major actually really".split()
 """Words of how big the figure asked may be ("does any single customer account for a large
 share"): the figure says it, no line need say it. A superlative stays: "its largest customer"
 is one customer of several, which the line must name."""
@@ -216,7 +220,7 @@ def counted_noun(question: str) -> str | None:
     if named is not None:
         return (named["noun"] or "headcount").lower()
     asked = _HOW_MANY.search(question)
-    if asked is None or asked["much"] or _NOT_COUNTED.match(asked["phrase"]):
+    if asked is None or asked["much"] or _NOT_A_THING.match(asked["phrase"]):
         return None
     head = _PREPOSITION.split(asked["phrase"], maxsplit=1)[0]
     words = [_POSSESSIVE.sub("", w) for w in lower_words(head)]
@@ -239,10 +243,13 @@ COUNTED_AS = {word: group for group in COUNT_NOUNS for word in group}
 """Each word that counts something, to the words that count the same thing."""
 _COUNT_NAMED = re.compile(r"\b(?:(?P<noun>[a-z]+)\s+count|headcount)\b", re.I)
 """A count the question names outright: "employee count", "headcount"."""
-_NOT_COUNTED = re.compile(
-    r"(?:of|did|does|do|is|are|was|were|has|have|had|will|would|can|could)\b", re.I
+_NOT_A_THING = re.compile(
+    r"(?:of|did|does|do|is|are|was|were|has|have|had|will|would|can|could)\b|(?:more\s+|fewer\s+)?"
+    r"(?:dollars?|usd|percent(?:age)?(?:\s+points?)?|points?|basis\s+points?|bps|times)\b",
+    re.I,
 )
-"""A phrase after "how much" that is no count: "how much of its revenue", "how much did it pay"."""
+"""A phrase after "how many" or "how much" that names no thing counted or measured: "how much
+of its revenue", "how much did it pay", "how many dollars", "how many percentage points"."""
 _PREPOSITION = re.compile(
     r"\s+(?:of|from|by|with|on|under|across|within|to|in|at|for|that|which|who)\s+", re.I
 )
