@@ -33,7 +33,7 @@ ANSWERED = {
     "MCD-a15": "McDonald’s International Operated Markets operating income was $5,831.5 million",
     "AAPL-a20": "Apple's Americas operating income was $72,480 million in fiscal 2025",
     "AAPL-a03": "Apple's Services revenue rose 13.5% from fiscal 2024 to fiscal 2025",
-    "AAPL-a17": "Apple's Greater China revenue fell by $2,575 million from fiscal 2024 to fiscal",
+    "AAPL-a17": "Apple's Greater China net sales fell by $2,575 million from fiscal 2024 to fiscal",
     "BA-a12": "Boeing's Defense, Space & Security revenue fell by $1,015 million",
     # A part's line as a share of the company's, and a segment named in the member's words
     # of a longer one ("Global Services", not the Service line).

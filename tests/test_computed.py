@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.answer.answerer import COMPUTED, Answerer, AnswerSettings
+from edgar_rag.answer.answerer import COMPUTED, Answerer, AnswerSettings, _quarter_unsaid
 from edgar_rag.answer.computed import ComputedAnswers, display_company
 from edgar_rag.answer.prompt import INSTRUCTION, NARRATIVE_INSTRUCTION, draw_refusal_token
+from edgar_rag.answer.verify import Verdict
 from edgar_rag.domain import Generation, Hit, Prompt, Reason, Response, Scope
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
@@ -669,3 +670,39 @@ def test_each_company_compared_is_answered_in_the_year_written_after_it(
     assert (response.text or "").startswith(
         "Apple's net income was $112,010 million in fiscal 2025"
     )
+
+
+def test_a_quarter_of_a_10k_is_answered_only_from_a_passage_that_reports_one(
+    index: SqliteIndex,
+) -> None:
+    """Asked the fourth quarter, the year's figure is no answer: the model's sentence citing the
+    annual income statement is not kept."""
+    model = ScriptedGenerator(
+        [cite("Net income", "Apple's net income was $112,010 million [{marker}].")]
+    )
+    response = ask(
+        index, "What was Apple's net income in the fourth quarter of fiscal 2025?", "AAPL", 2025,
+        model=model,
+    )  # fmt: skip
+    assert response.reason is Reason.UNSUPPORTED_CLAIM, response.text
+    assert "quarter" in (response.detail or "")
+
+
+@pytest.mark.parametrize(
+    ("passage", "kept"),
+    [
+        ("Operating ratio | 2024: 59.9% | 2023: 62.3%", False),
+        ("Operating ratio for the fourth quarter was 60.1%.", True),
+        ("July 1 - July 31 | Shares repurchased: 1,000", True),
+        ("October 1 - October 31 | Shares repurchased: 1,000", False),  # Apple's year ends Sept
+        ("Net income | Year ended September 27, 2025: 59.9", False),
+    ],
+)
+def test_a_quarter_of_a_10k_needs_a_cited_passage_that_reports_a_quarter(
+    index: SqliteIndex, passage: str, kept: bool
+) -> None:
+    filing = index.resolve_scope(ticker="AAPL", fiscal_year=2025).filing
+    assert filing is not None
+    question = read_question("What was the operating ratio in the fourth quarter of 2025?", filing)
+    verdict = Verdict(ok=True, reason=None, detail=None, text="It was 59.9% [1].", cited=(1,))
+    assert (_quarter_unsaid(question, verdict, {1: passage}, filing) is None) is kept

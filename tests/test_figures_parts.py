@@ -31,6 +31,7 @@ FACTS = [
     _fact(40.0, (SEGMENTS, "acme:DataCenterMember")),
     _fact(7.0, ("srt:ProductOrServiceAxis", "acme:IPhoneMember")),
     _fact(3.0, ("us-gaap:FairValueByFairValueHierarchyLevelAxis", "us-gaap:ChinaMember")),
+    _fact(2.0, ("us-gaap:StatementClassOfStockAxis", "goog:CapitalClassCMember")),
 ]
 
 
@@ -41,6 +42,8 @@ FACTS = [
         ("nvda:DataCenterMember", "Data Center"),
         ("mcd:InternationalOperatedMarketsMember", "International Operated Markets"),
         ("country:CN", "China"),
+        ("goog:CapitalClassCMember", "Class C"),
+        ("v:CommonClassB1Member", "Class B-1"),
     ],
 )
 def test_a_member_is_named_as_a_sentence_would(member: str, name: str) -> None:
@@ -54,6 +57,8 @@ def test_a_member_is_named_as_a_sentence_would(member: str, name: str) -> None:
          "Greater China"),
         (("center",), "What did the Data Center earn?", "acme:DataCenterMember", "Data Center"),
         (("iphone", "segment"), "iPhone segment revenue", "acme:IPhoneMember", "iPhone"),
+        (("class", "c", "stock"), "diluted EPS per share of Class C stock",
+         "goog:CapitalClassCMember", "Class C"),
     ],
 )  # fmt: skip
 def test_the_questions_words_name_the_part_the_filing_tags(

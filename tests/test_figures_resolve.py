@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,8 @@ from edgar_rag.figures.resolve import (
     load_figures,
     resolve_operand,
 )
+from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.ingest.pipeline import ingest_filing
 from figures_facts import corpus_figures
 
 LIBRARY = load_library()
@@ -290,3 +293,24 @@ def test_a_line_the_filing_does_not_print_is_derived_from_the_lines_that_give_it
 
 def replace_part() -> Part:
     return Part("us-gaap:StatementBusinessSegmentsAxis", "hd:ExampleMember", "Example")
+
+
+PROGRESSIVE = Path("../shared/corpus/filings/PGR/2023")
+
+
+@pytest.mark.skipif(not PROGRESSIVE.exists(), reason="no ../shared/corpus")
+def test_a_10k_with_schedule_ii_alone_gives_net_income_and_equity_from_it() -> None:
+    """Progressive's 10-K incorporates its consolidated statements from an exhibit and tags only
+    Schedule II (the registrant's own statements): its net income and equity are the
+    consolidated figures attributable to it; its revenue is never read there."""
+    (local,) = find_local_filings([PROGRESSIVE])
+    parsed = ingest_filing(local.load())
+    figures = FilingFigures(1, parsed.meta, parsed.facts)
+    income = resolve_operand(LIBRARY.items["net_income"], 2023, [figures])
+    assert not isinstance(income, MissingFigure), income
+    assert income.value == Decimal("3902400000")
+    assert income.label == "net income (the registrant's own statements)"
+    equity = resolve_operand(LIBRARY.items["equity"], 2023, [figures])
+    assert not isinstance(equity, MissingFigure), equity
+    assert equity.value == Decimal("20277100000")
+    assert isinstance(resolve_operand(LIBRARY.items["revenue"], 2023, [figures]), MissingFigure)

@@ -23,6 +23,8 @@ def _plan(text: str, years: frozenset[int] = frozenset()) -> object:
         ("By what percentage did net sales fall in fiscal 2023?", Transform.PERCENT_CHANGE),
         ("How much did revenue change in percent from 2023 to 2024?", Transform.PERCENT_CHANGE),
         ("By how many dollars did capex rise in 2024?", Transform.AMOUNT_CHANGE),
+        ("By how much, in percent, did R&D expense rise in 2024?", Transform.PERCENT_CHANGE),
+        ("By how much did R&D expense rise in 2024?", Transform.AMOUNT_CHANGE),
         ("How many percentage points did operating margin widen?", Transform.POINT_CHANGE),
         ("What was the CAGR of revenue from FY2022 to FY2024?", Transform.CAGR),
         ("At what compound annual rate did EPS grow from 2022 to 2024?", Transform.CAGR),

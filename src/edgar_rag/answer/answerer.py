@@ -7,6 +7,7 @@ gate) or after it (the verifier); the model only reads a short context and write
 
 from __future__ import annotations
 
+import calendar
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -70,7 +71,7 @@ from edgar_rag.question.reading import (
 from edgar_rag.question.request import Premise, Transform
 from edgar_rag.question.words import lower_words, names_share, prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
-from edgar_rag.rules import fiscal_year_of_day, parse_day
+from edgar_rag.rules import ANNUAL_FORMS, fiscal_year_of_day, parse_day
 
 COMPUTED = "computed"
 """The generator a response names when code, not a model, wrote its answer."""
@@ -633,6 +634,8 @@ class Answerer:
                     "for granted"
                 ),
             )
+        if verdict.ok and (quarter := _quarter_unsaid(question, verdict, passages, filing)):
+            verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=quarter)
         if verdict.ok and generation.second_look:
             verdict = self._second_look_kept(verdict, prepared, passages)
         timings["verify"] = _ms_since(started)
@@ -943,6 +946,48 @@ def _act_unsaid(question: Question, verdict: Verdict, passages: Mapping[int, str
             ):
                 return None
     return f"'{taken.said}'"
+
+
+def _quarter_unsaid(
+    question: Question, verdict: Verdict, passages: Mapping[int, str], filing: FilingMeta | None
+) -> str | None:
+    """Why a figure answering a quarter of an annual report is not kept: none of its cited
+    passages reports a quarter (a 10-K's figures are the year's, its fourth quarter only where a
+    table or sentence says so, as Item 5's repurchases do); None otherwise."""
+    if not question.quarters or filing is None or filing.form not in ANNUAL_FORMS:
+        return None
+    if not find_figures(strip_markers(verdict.text)):
+        return None
+    months = _last_quarter_months(filing)
+    for marker in verdict.cited:
+        passage = passages.get(marker, "")
+        labels = (_row_label(line) for line in passage.splitlines() if " | " in line)
+        if _QUARTER_SAID.search(passage) or any(label and label <= months for label in labels):
+            return None  # it says a quarter, or its rows are the quarter's months
+    named = " and ".join(f"Q{q}" for q in sorted(question.quarters))
+    return (
+        f"the question asks for {named}, and no passage the answer cites reports a quarter: "
+        f"the {filing.form}'s figures are for fiscal {filing.fiscal_year}"
+    )
+
+
+_QUARTER_SAID = re.compile(r"\b(?:quarters?|quarterly|three\s+months|Q[1-4])\b", re.IGNORECASE)
+"""A passage that says it reports a quarter."""
+
+
+def _row_label(line: str) -> set[str]:
+    """The first word of a table row's own label, lower case (``December | ...``: ``december``);
+    empty for a row with no label."""
+    return set(line.split(" | ", maxsplit=1)[0].rpartition(":")[2].lower().split()[:1])
+
+
+def _last_quarter_months(filing: FilingMeta) -> set[str]:
+    """The names of the fiscal year's last three months (a row of Item 5's monthly repurchases
+    is labelled by one), lower case; none without a period end."""
+    if filing.period_end is None:
+        return set()
+    last = filing.period_end.month
+    return {calendar.month_name[(last - back - 1) % 12 + 1].lower() for back in range(3)}
 
 
 _HEDGED = re.compile(

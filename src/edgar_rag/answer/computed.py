@@ -727,10 +727,12 @@ class ComputedAnswers:
         year = calculation.fiscal_year
         if plan.source == "lookup":
             (operand,) = calculation.operands
-            verb = _verb(operand.label)
+            label, shown = operand.label, calculation
+            if shown.value < 0 and _PROFIT.search(label):  # "operating loss was $17,729 million"
+                label = _PROFIT.sub("loss", label, count=1)
+                shown = replace(shown, value=-shown.value, rounded=-shown.rounded)
             return (
-                f"{company} {operand.label} {verb} {calculation.text()} in fiscal {year} "
-                f"[{markers[0]}]"
+                f"{company} {label} {_verb(label)} {shown.text()} in fiscal {year} [{markers[0]}]"
             )
         name = self._metric_name(plan)
         result = _result_in_words(plan, calculation, name)
@@ -908,6 +910,8 @@ def _printed(calculation: Calculation) -> str:
     )
 
 
+_PROFIT = re.compile(r"\b(?:income|earnings|profit)\b(?!\s+tax)")
+"""A result that is a loss when negative: "operating income" of -17,729 is an operating loss."""
 _WRITTEN_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _HOW_MUCH_OF = re.compile(r"\bhow\s+much\s+of\b", re.I)
 

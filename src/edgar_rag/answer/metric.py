@@ -74,10 +74,13 @@ def figure_names_metric(
     required = {stem(w) for w in DISTINGUISHING & set(words)}
     if "net" in words and set(words) & set(SYNONYMS_OF["profit"]):
         required.add("net")
+    per = "per" in words  # "dividends per share declared": a line of totals is no answer
     for passage in passages:
         for line in passage.splitlines():
             printed = passage_figures(line)
             if not any(supports(p, c) for p in printed for c in claims):
+                continue
+            if per and not _PER.search(line):
                 continue
             if share_class is not None and _names_other_class(line, share_class, claims):
                 continue
@@ -98,6 +101,9 @@ def figure_names_metric(
                 return True
     return False
 
+
+_PER = re.compile(r"\bper\b|\beps\b|\bearnings\s+a\s+share\b", re.IGNORECASE)
+"""A line that states a figure per something: its label, group or column says "per"."""
 
 _METRIC_KIND = re.compile(
     r"\b(gross|operating|diluted|basic)\s+(?:profit\s+)?"

@@ -93,6 +93,11 @@ class LineItem:
     part: Part | None = None
     """The part of the company whose figure this is, read from its XBRL facts alone (None: the
     company's own)."""
+    registrant_same: bool = False
+    """The registrant's own (parent-company-only) statements report the consolidated figure
+    attributable to it (under the equity method: net income, shareholders' equity), so a 10-K
+    whose consolidated statements are an exhibit not filed with it (Schedule II alone) gives
+    it there."""
     derived: Expr | None = None
     """How other line items of the same year give it when a filing prints no line of it (gross
     profit: ``revenue - cost_of_revenue``, for a filer whose income statement has no gross
@@ -294,6 +299,7 @@ def _line_item(key: str, entry: Mapping[str, Any]) -> LineItem:
             outflow=entry.get("printed") == "outflow",
             largest=entry.get("choose") == "largest",
             derived=parse_formula(str(entry["derived"])) if "derived" in entry else None,
+            registrant_same=entry.get("registrant") == "same",
         )
     except (KeyError, ValueError, FormulaError) as error:
         raise ConfigError(f"line item {key!r} of the metric library: {error}") from error

@@ -15,13 +15,16 @@ from edgar_rag.figures.resolve import part_of
 
 _GENERIC = frozenset(
     "segment segments business businesses division divisions reportable unit units category "
-    "categories line lines group end-market end-markets market markets".split()
+    "categories line lines group end-market end-markets market markets stock common capital "
+    "share shares shareholders stockholders".split()
 )
 """Words a question puts beside a part's name that its member does not spell."""
 _JOINING = frozenset({"and", "the", "of", "&"})
 _SEGMENTS = "us-gaap:StatementBusinessSegmentsAxis"
 _COUNTRIES = {"US": "United States", "CN": "China", "JP": "Japan", "TW": "Taiwan"}
 """The ``country:`` members a question names by name."""
+_SHARE_CLASS = re.compile(r"Class([A-Z])(\d?)Member$")
+"""A class of stock's member, its letter and any series (Visa's Class B-1)."""
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -31,6 +34,9 @@ def part_name(member: str) -> str:
     prefix, _, local = member.partition(":")
     if prefix == "country":
         return _COUNTRIES.get(local, local)
+    share_class = _SHARE_CLASS.search(local)
+    if share_class is not None:  # "CapitalClassCMember", "CommonClassB1Member"
+        return f"Class {share_class[1]}{share_class[2] and '-' + share_class[2]}"
     local = re.sub(r"(?:Segments?)?Member$", "", local)
     return " ".join(_CAMEL.findall(local))
 

@@ -500,16 +500,19 @@ _ITEM_UNITS = {
     Dimension.PURE: ResultUnit.PERCENT,  # a percentage a filing prints ("Operating ratio (%)")
 }
 _SHARE_OF = re.compile(
-    r"\b(?:(?:as\s+an?\s+|what\s+)?(?:share|percent(?:age)?|%|portion|proportion|fraction)\s+"
+    r"\b(?:(?:as\s+an?\s+|what\s+)?(?<!per\s)(?:share|percent(?:age)?|%|portion|proportion|"
+    r"fraction)\s+"
     r"of|relative\s+to)\s+(?:its\s+|the\s+|their\s+)?(?:\S+\s+){0,2}?(?=\S)",
     re.IGNORECASE,
 )
 """A part of a whole asked ("what share of its net income", "as a percentage of revenue"):
 the line item named right after it is the whole (its possessive and fiscal year aside)."""
 _ASKS_SHARE = re.compile(
-    r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b|%\s+of\b", re.IGNORECASE
+    r"\b(?<!per\s)(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b|%\s+of\b",
+    re.IGNORECASE,
 )
-"""A part of a whole asked for: what a line item alone never answers."""
+"""A part of a whole asked for: what a line item alone never answers ("per share of Class C
+stock" asks none)."""
 _ASKS_EFFECT = re.compile(
     r"\bhow\s+much\s+(?:did|does|do|will|would|could)\s+.+?\s+(?:reduce|lower|cut|raise|"
     r"increase|boost|hurt|affect|impact|add\s+to|contribute\s+to|weigh\s+on|drag\s+on)\b",

@@ -199,10 +199,11 @@ PART_AXES = frozenset(
         "us-gaap:StatementBusinessSegmentsAxis",
         "srt:ProductOrServiceAxis",
         "srt:StatementGeographicalAxis",
+        "us-gaap:StatementClassOfStockAxis",
     }
 )
 """The axes whose members are parts a question names: segments, products and services,
-regions."""
+regions, classes of stock (a per-share figure of Class C)."""
 _OF_SEGMENTS = ("srt:ConsolidationItemsAxis", "us-gaap:OperatingSegmentsMember")
 """The pair filings since ASU 2023-07 add to each segment's facts, which names no part."""
 
@@ -241,10 +242,42 @@ class _DisagreeError(Exception):
 
 
 def _from_filing(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Operand | None:
-    """The item's figure in one filing: a tagged fact, else a statement row that prints it;
-    raise _DisagreeError when what reports it disagrees."""
+    """The item's figure in one filing: a tagged fact, else a statement row that prints it,
+    else, for a line the registrant's own statements report as the consolidated figure, their
+    fact (a 10-K that carries only Schedule II); raise _DisagreeError when what reports it
+    disagrees."""
     chosen = _tagged(item, fiscal_year, figures) or _printed_row(item, fiscal_year, figures)
-    return None if chosen is None else _operand(item, fiscal_year, chosen, figures)
+    if chosen is not None:
+        return _operand(item, fiscal_year, chosen, figures)
+    if not item.registrant_same or _tags_any(item, figures):
+        return None
+    registrant = _registrant_view(figures)
+    chosen = _tagged(item, fiscal_year, registrant)
+    if chosen is None:
+        return None
+    named = replace(item, label=f"{item.label} (the registrant's own statements)")
+    return _operand(named, fiscal_year, chosen, registrant)
+
+
+_PARENT_ONLY = (("srt:ConsolidatedEntitiesAxis", "srt:ParentCompanyMember"),)
+"""The dimension of a fact of the registrant's own (parent-company-only) statements."""
+
+
+def _tags_any(item: LineItem, figures: FilingFigures) -> bool:
+    """The filing tags the item's consolidated figure for some year (then a year it lacks is
+    missing, never read from the registrant's own statements)."""
+    concepts = set(item.all_concepts)
+    return any(not f.dimensions and f.concept in concepts for f in figures.facts)
+
+
+def _registrant_view(figures: FilingFigures) -> FilingFigures:
+    """The filing's facts of the registrant's own statements, undimensioned."""
+    facts = tuple(
+        replace(fact, dimensions=())
+        for fact in figures.facts
+        if fact.source is FigureSource.XBRL and fact.dimensions == _PARENT_ONLY
+    )
+    return FilingFigures(figures.filing_id, figures.meta, facts)
 
 
 def _tagged(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fact | None:

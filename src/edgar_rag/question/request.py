@@ -153,6 +153,8 @@ _DOLLAR_CHANGE = re.compile(
     r"decrease|amount)\b|\bin\s+dollars?\b|\bin\s+(?:absolute|dollar)\s+terms\b",
     re.I,
 )
+_HOW_MUCH = re.compile(r"by\s+how\s+much", re.I)
+"""A change asked with no unit of its own ("by how much, in percent, did it fall")."""
 _MORE_THAN = re.compile(
     r"\bhow\s+many\s+(?:(?:more|fewer)\s+dollars|dollars\s+(?:more|less|fewer))\b"
     r"(?=.*\bthan\s+(?:in\s+)?(?:fiscal\s+(?:year\s+)?|fy\s*)?\d{4}\b)"
@@ -431,7 +433,8 @@ def read_request(
     if transform is Transform.AMOUNT_CHANGE and not dollar_change and not _asks_change(measure):
         transform = Transform.LEVEL  # "what was its revenue, up from the year before" aside
     in_percent = _IN_PERCENT.search(measure)
-    if transform is Transform.AMOUNT_CHANGE and in_percent and not dollar_change:
+    only_how_much = dollar_change is not None and _HOW_MUCH.fullmatch(dollar_change.group())
+    if transform is Transform.AMOUNT_CHANGE and in_percent and (not dollar_change or only_how_much):
         transform = Transform.PERCENT_CHANGE  # "how much did revenue change, in percent"
         percent_change = in_percent
     for found in (cagr, points, mean, percent_change, dollar_change, growth, *changes, *spans):

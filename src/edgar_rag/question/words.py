@@ -195,7 +195,9 @@ _HOW_MANY = re.compile(
     re.IGNORECASE,
 )
 """A count or an amount asked for: the words that say of what ("how many stores did")."""
-_SHARE_OF = re.compile(r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b", re.I)
+_SHARE_OF = re.compile(
+    r"\b(?<!per\s)(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b", re.I
+)
 
 
 def names_share(text: str) -> bool:
