@@ -706,3 +706,22 @@ def test_a_quarter_of_a_10k_needs_a_cited_passage_that_reports_a_quarter(
     question = read_question("What was the operating ratio in the fourth quarter of 2025?", filing)
     verdict = Verdict(ok=True, reason=None, detail=None, text="It was 59.9% [1].", cited=(1,))
     assert (_quarter_unsaid(question, verdict, {1: passage}, filing) is None) is kept
+
+
+META_2023 = Path("../shared/corpus/filings/META/2023")
+
+
+@pytest.mark.skipif(not META_2023.exists(), reason="no ../shared/corpus")
+def test_a_measure_the_filer_defines_otherwise_is_its_own_printed_figure(
+    tmp_path: Path,
+) -> None:
+    """Meta's free cash flow also subtracts its finance lease payments: the library's formula
+    would say 43,847; the answer is the figure of Meta's own reconciliation, 43,010, named so."""
+    index = SqliteIndex(tmp_path / "meta.db")
+    list(index_filings(find_local_filings([META_2023]), index, HashingEmbedder()))
+    response = ask(index, "How much free cash flow did Meta generate in 2023?", "META", 2023)
+    assert response.reason is None, response.detail
+    assert (response.text or "").startswith(
+        "Meta Platforms' free cash flow was $43,010 million in fiscal 2023"
+    )
+    assert "own figure" in (response.detail or "")

@@ -32,6 +32,10 @@ FACTS = [
     _fact(7.0, ("srt:ProductOrServiceAxis", "acme:IPhoneMember")),
     _fact(3.0, ("us-gaap:FairValueByFairValueHierarchyLevelAxis", "us-gaap:ChinaMember")),
     _fact(2.0, ("us-gaap:StatementClassOfStockAxis", "goog:CapitalClassCMember")),
+    _fact(9.0, ("srt:ProductOrServiceAxis", "acme:AmazonWebServicesMember")),
+    _fact(
+        5.0, ("srt:ProductOrServiceAxis", "acme:NetworkMember"), (SEGMENTS, "acme:ServicesMember")
+    ),
 ]
 
 
@@ -59,6 +63,8 @@ def test_a_member_is_named_as_a_sentence_would(member: str, name: str) -> None:
         (("iphone", "segment"), "iPhone segment revenue", "acme:IPhoneMember", "iPhone"),
         (("class", "c", "stock"), "diluted EPS per share of Class C stock",
          "goog:CapitalClassCMember", "Class C"),
+        (("aws",), "What was AWS's revenue?", "acme:AmazonWebServicesMember", "AWS"),
+        (("network",), "Network revenue within its segment", "acme:NetworkMember", "Network"),
     ],
 )  # fmt: skip
 def test_the_questions_words_name_the_part_the_filing_tags(

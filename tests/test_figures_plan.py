@@ -218,3 +218,49 @@ def test_a_defined_line_asked_against_another_measure_is_declined() -> None:
     )
     assert share.formula_text == "(short_term_borrowings + long_term_debt) / total_assets"
     assert share.unit is ResultUnit.PERCENT
+
+
+def test_a_variant_the_question_names_goes_into_the_metric() -> None:
+    """ "Return on average total assets, based on consolidated net income": the library's return
+    on assets with the net income that includes noncontrolling interests."""
+    plan = _plan(
+        "What was Walmart's return on average total assets for fiscal 2024, based on "
+        "consolidated net income?"
+    )
+    assert plan.formula_text == "consolidated_net_income / avg(total_assets)"
+    turns = _plan("How many times did Tesla turn over its inventory in 2023?")
+    assert turns.formula_text == "cost_of_revenue / avg(inventory)"
+
+
+@pytest.mark.parametrize(
+    ("question", "formula"),
+    [
+        (
+            "By what percentage did J&J's diluted EPS from continuing operations fall in 2023?",
+            "continuing_diluted_eps / continuing_diluted_eps[-1] - 1",
+        ),
+        (
+            "How many percentage points did J&J's effective tax rate on continuing operations "
+            "fall in 2023?",
+            "income_tax / pretax_income - income_tax[-1] / pretax_income[-1]",
+        ),
+    ],
+)
+def test_continuing_operations_are_answered_by_lines_of_continuing_operations(
+    question: str, formula: str
+) -> None:
+    assert _plan(question).formula_text == formula
+
+
+def test_continuing_operations_are_not_answered_by_a_total_with_discontinued_ones() -> None:
+    assert _left_to_the_model(
+        _planned("What was J&J's net cash from operating activities of continuing operations?")
+    )
+
+
+def test_per_share_figures_are_the_common_shareholders_own() -> None:
+    plan = _plan(
+        "What was Tesla's diluted net income per share attributable to common stockholders "
+        "for 2023?"
+    )
+    assert plan.formula_text == "diluted_eps"

@@ -228,3 +228,15 @@ def test_an_average_of_trade_receivables_is_an_average_balance() -> None:
     )
     assert request.average_balance
     assert "average" not in request.open_words
+
+
+def test_an_instruction_saying_how_to_answer_is_set_aside_and_one_saying_what_is_kept() -> None:
+    how = read_request("What was revenue in 2024? Give your answer in millions.", (), frozenset())
+    assert "answer" not in how.open_words
+    what = read_request(
+        "Which earned more in 2024, Amazon or Alphabet? Give both companies' net income.",
+        (),
+        frozenset(),
+    )
+    assert {"net", "income"} <= set(what.open_words)
+    assert "more" not in what.open_words  # the comparison's own word: "... is the higher"

@@ -27,6 +27,7 @@ from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDe
 from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
 from edgar_rag.figures.formula import (
     Binary,
+    Dimension,
     Expr,
     Ref,
     map_refs,
@@ -156,13 +157,21 @@ class ComputedAnswers:
             of = f"of {plan.part.name}, " if plan.part is not None else ""
             return Uncomputable(Reason.MISSING_FIGURE, of + result.detail)
         if self._defined_otherwise(plan, filing_id, result):
-            return None
+            own = self._own_measure(plan, filing_id, filing, asked)
+            if own is None:
+                return None  # the model quotes the filer's own figure from the passages
+            plan, result = own
         written = self._write([(plan, filing, result)], header_years)
         if isinstance(written, Uncomputable):
             return written
         text, citations, (shown,) = written
         if plan.source == "lookup":
             detail = "looked up in the filing's reported figures; no model wrote this"
+            if plan.name.startswith(_OWN_PREFIX):
+                detail = (
+                    "the filing's own figure of a measure it defines itself (its reconciliation "
+                    "line), not the library's formula; no model wrote this"
+                )
             return Computed(text, citations, None, detail)
         detail = "computed in code from the cited figures; no model wrote this"
         return Computed(text, citations, shown, detail)
@@ -237,12 +246,19 @@ class ComputedAnswers:
     def _defined_otherwise(
         self, plan: ComputationPlan, filing_id: int, result: Calculation
     ) -> bool:
-        """The filing prints its own figure of the library metric computed (a non-GAAP
+        """``defines_otherwise`` for a plan: a library metric of the company as a whole, at
+        one year."""
+        if plan.part is not None or plan.transform is not Transform.LEVEL:
+            return False
+        return self.defines_otherwise(plan.name, filing_id, result)
+
+    def defines_otherwise(self, name: str, filing_id: int, result: Calculation) -> bool:
+        """The filing prints its own figure of the library metric ``name`` computed (a non-GAAP
         measure's reconciliation: "Free cash flow | 2023: 43,010") and no line of it prints
         the figure computed: the filer defines the measure otherwise, and its own definition,
-        not the library's, answers the question (the model quotes it from the passages)."""
-        metric = self.library.metrics.get(plan.name)
-        if metric is None or plan.part is not None or plan.transform is not Transform.LEVEL:
+        not the library's, answers the question asked of it by name."""
+        metric = self.library.metrics.get(name)
+        if metric is None:
             return False
         tables = (text for _, text in self._tables(filing_id).values())
         percent = result.unit in (ResultUnit.PERCENT, ResultUnit.POINTS)
@@ -256,6 +272,27 @@ class ComputedAnswers:
         return bool(own) and not any(
             round(value, places) == printed for figures in own for printed, places, _ in figures
         )
+
+    def _own_measure(
+        self, plan: ComputationPlan, filing_id: int, filing: FilingMeta, asked: int
+    ) -> tuple[ComputationPlan, Calculation] | None:
+        """The filer's own figure of a measure it defines otherwise than the library (Meta's free
+        cash flow, less finance lease payments): the one line it prints under the measure's
+        name, looked up for the asked year; None when no one line is, or it has no such year."""
+        metric = self.library.metrics[plan.name]
+        lines = self._printed_lines(filing_id, filing)
+        line = match_line(open_words(metric.name), lower_words(metric.name), lines)
+        if not isinstance(line, PrintedLine) or _UNITS_OF.get(line.item(metric.name).unit) != (
+            metric.unit
+        ):
+            return None
+        item = replace(line.item(metric.name), key=_OWN_PREFIX + line.item(metric.name).key)
+        own = ComputationPlan(
+            item.key, Ref(item.key), metric.unit, plan.decimals, plan.scale, plan.fiscal_year,
+            "lookup", items=(item,),
+        )  # fmt: skip
+        result = self._compute_in(filing_id, filing, own, asked)
+        return None if isinstance(result, MissingFigure | CalculationDecline) else (own, result)
 
     def _filing_plan(
         self,
@@ -580,6 +617,12 @@ class ComputedAnswers:
         cited figures."""
         asked = sorted(years, reverse=True)
         latest, earliest = asked[0], asked[-1]
+        first = self._compute_in(filing_id, filing, replace(plan, fiscal_year=latest), latest)
+        if isinstance(first, Calculation) and self._defined_otherwise(plan, filing_id, first):
+            own = self._own_measure(plan, filing_id, filing, latest)
+            if own is None:
+                return None
+            plan = own[0]  # each year, and the change, of the filer's own line
         change = replace(
             plan,
             formula=Binary("-", plan.formula, shift(plan.formula, earliest - latest)),
@@ -910,6 +953,9 @@ def _printed(calculation: Calculation) -> str:
     )
 
 
+_OWN_PREFIX = "own_"
+"""Keys a filer's own measure's line apart from the library's metric of the same name."""
+_UNITS_OF = {Dimension.USD: ResultUnit.USD, Dimension.USD_PER_SHARE: ResultUnit.USD_PER_SHARE}
 _PROFIT = re.compile(r"\b(?:income|earnings|profit)\b(?!\s+tax)")
 """A result that is a loss when negative: "operating income" of -17,729 is an operating loss."""
 _WRITTEN_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")

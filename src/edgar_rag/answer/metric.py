@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 
 from edgar_rag.answer.numbers import (
     PROSE_SENTENCE,
@@ -72,6 +73,9 @@ def figure_names_metric(
     expanded = expand(words)
     unasked = {q for q in _CHECK_QUALIFIERS if stem(q) not in expanded}
     required = {stem(w) for w in DISTINGUISHING & set(words)}
+    required |= {  # "combined ratio": its "combined" names it, never an operating ratio's line
+        stem(before) for before, word in pairwise(words) if word in _HEADS and before not in GENERIC
+    }
     if "net" in words and set(words) & set(SYNONYMS_OF["profit"]):
         required.add("net")
     per = "per" in words  # "dividends per share declared": a line of totals is no answer
@@ -102,6 +106,9 @@ def figure_names_metric(
     return False
 
 
+_HEADS = frozenset({"ratio", "margin", "rate", "yield", "turnover"})
+"""Nouns of a metric that its first word distinguishes (a combined ratio is no operating
+ratio): the line must say the word before them too."""
 _PER = re.compile(r"\bper\b|\beps\b|\bearnings\s+a\s+share\b", re.IGNORECASE)
 """A line that states a figure per something: its label, group or column says "per"."""
 

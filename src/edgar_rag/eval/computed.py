@@ -19,13 +19,14 @@ import hashlib
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from decimal import Decimal
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.eval.golden import short_name, split_companies, write_jsonl
 from edgar_rag.figures.calculator import Calculation, CalculationDecline
 from edgar_rag.figures.formula import Expr, Ref, render
@@ -111,10 +112,14 @@ def _rank(seed: str) -> str:
 
 
 def computed_questions(
-    filings: Sequence[FilingFigures], library: MetricLibrary
+    filings: Sequence[FilingFigures],
+    library: MetricLibrary,
+    defined_otherwise: OwnDefinition | None = None,
 ) -> list[ComputedQuestion]:
     """Questions over each filing's computable metrics: ``METRICS_PER_FILING`` for its fiscal
-    year and ``PRIOR_YEAR_PER_FILING`` for the year before."""
+    year and ``PRIOR_YEAR_PER_FILING`` for the year before; a metric the filing defines
+    otherwise (``defined_otherwise``) is asked only with the library's formula stated, since
+    asked by name its answer is the filer's own figure, not the calculator's."""
     # Filings in a fixed order (ticker, year), so the rotation does not depend on the store.
     filings = sorted(filings, key=lambda f: (f.meta.ticker or "", f.meta.fiscal_year))
     split = split_companies(f.meta.ticker for f in filings if f.meta.ticker)
@@ -138,7 +143,9 @@ def computed_questions(
             for metric in metrics:
                 if chosen == count:
                     break
-                question = _question(metric, figures, library, split[meta.ticker], year)
+                question = _question(
+                    metric, figures, library, split[meta.ticker], year, defined_otherwise
+                )
                 if question is not None:
                     questions.append(question)
                     asked[metric.key] += 1
@@ -146,8 +153,18 @@ def computed_questions(
     return questions
 
 
+OwnDefinition = Callable[[str, int, Calculation], bool]
+"""Whether a filing (by id) defines a library metric (by key) otherwise than the figure
+computed."""
+
+
 def _question(
-    metric: Metric, figures: FilingFigures, library: MetricLibrary, split: str, year: int
+    metric: Metric,
+    figures: FilingFigures,
+    library: MetricLibrary,
+    split: str,
+    year: int,
+    defined_otherwise: OwnDefinition | None = None,
 ) -> ComputedQuestion | None:
     meta = figures.meta
     decimals = _UNIT_DECIMALS.get(metric.unit)
@@ -165,6 +182,14 @@ def _question(
     if not text.endswith(("?", ".")):
         text += "?"
     stated = int(_rank(qid + "stated"), 16) % STATED_SHARE == 0
+    filing_id = figures.filing_id
+    if (
+        not stated
+        and defined_otherwise is not None
+        and filing_id is not None
+        and defined_otherwise(metric.key, filing_id, result)
+    ):
+        return None  # asked by name, the filer's own figure answers it
     if stated:
         words = describe_formula(metric.formula, library, year)
         text = f"{text} {phrase[0].upper()}{phrase[1:]} is defined as: {words}."
@@ -340,7 +365,8 @@ def write_computed(index_path: Path, out: Path, handwritten: Path) -> None:
     library = load_library()
     with closing(SqliteIndex(index_path)) as index:
         filings = corpus_figures(index)
-    questions = computed_questions(filings, library)
+        own = ComputedAnswers(index, library).defines_otherwise
+        questions = computed_questions(filings, library, own)
     write_jsonl(out / "questions.jsonl", questions)
     summary = ceiling(questions, filings, library)
     if handwritten.exists():

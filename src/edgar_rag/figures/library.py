@@ -93,6 +93,11 @@ class LineItem:
     part: Part | None = None
     """The part of the company whose figure this is, read from its XBRL facts alone (None: the
     company's own)."""
+    continuing: bool = False
+    """A line of continuing operations alone: "from continuing operations" asks no other."""
+    variant_of: str | None = None
+    """The item this one stands in for inside a library metric when the question names it
+    there (consolidated net income for net income)."""
     registrant_same: bool = False
     """The registrant's own (parent-company-only) statements report the consolidated figure
     attributable to it (under the equity method: net income, shareholders' equity), so a 10-K
@@ -249,6 +254,8 @@ def load_library(text: str | None = None) -> MetricLibrary:
     for item in items.values():
         if item.derived is not None:
             _check_derived(item, item.derived, dimensions)
+        if item.variant_of is not None and item.variant_of not in items:
+            raise ConfigError(f"line item {item.key!r}: a variant of no item {item.variant_of!r}")
     metrics = {
         key: _metric(key, entry, dimensions) for key, entry in raw.get("metrics", {}).items()
     }
@@ -300,6 +307,8 @@ def _line_item(key: str, entry: Mapping[str, Any]) -> LineItem:
             largest=entry.get("choose") == "largest",
             derived=parse_formula(str(entry["derived"])) if "derived" in entry else None,
             registrant_same=entry.get("registrant") == "same",
+            variant_of=str(entry["variant_of"]) if "variant_of" in entry else None,
+            continuing=entry.get("continuing") is True,
         )
     except (KeyError, ValueError, FormulaError) as error:
         raise ConfigError(f"line item {key!r} of the metric library: {error}") from error

@@ -104,4 +104,5 @@ def _without_company(name: str, company: set[str]) -> str:
     return " ".join(words)
 
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.&'’][A-Za-z0-9]+)*")
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.&][A-Za-z0-9]+|['’](?![sS]\b)[A-Za-z0-9]+)*")
+"""A word of a part's name, without a possessive ("AWS's" is "AWS")."""

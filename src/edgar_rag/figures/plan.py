@@ -318,7 +318,12 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
         formula = metric.formula
         if request.year_end:
             formula = map_refs(formula, lambda r: Ref(r.item, r.offset))
-        return formula, metric.unit, "metric", metric.key, blank(text, [span])
+        rest = blank(text, [span])
+        for variant_span, item in library.item_spans(rest):  # "based on consolidated net income"
+            if item.variant_of in {ref.item for ref in refs(formula)}:
+                formula = _put_in(formula, item.variant_of, item.key)
+                rest = blank(rest, [variant_span])
+        return formula, metric.unit, "metric", metric.key, rest
     spans = library.item_spans(text)
     named_whole = _whole_asked(text, spans)
     whole = named_whole[1] if named_whole is not None else None
@@ -345,6 +350,11 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
         return Binary("/", ref, Ref(whole.key)), ResultUnit.PERCENT, "metric", item.key, rest
     source = "metric" if ref.average else "lookup"
     return ref, _ITEM_UNITS[item.unit], source, item.key, rest
+
+
+def _put_in(formula: Expr, key: str, into: str) -> Expr:
+    """``formula`` with line item ``into`` wherever it uses ``key``."""
+    return map_refs(formula, lambda ref: replace(ref, item=into) if ref.item == key else ref)
 
 
 def _whole_asked(
@@ -476,10 +486,25 @@ def _name_words(formula: Expr, library: MetricLibrary) -> frozenset[str]:
             names += [item.label, *item.synonyms, *item.row_names]
             if item.statement == "cash_flow":
                 names.append("cash")  # "how much cash did it put into buybacks": its statement
+    if all(key in library.items and library.items[key].continuing for key in used):
+        names.append(_CONTINUING)  # "sales on the continuing-operations basis": these lines
+    if any(key in library.items and _owners(library.items[key]) for key in used):
+        names.append(_ATTRIBUTABLE)  # "diluted net income per share attributable to common ..."
     for metric in library.metrics.values():
         if {ref.item for ref in refs(metric.formula)} <= used:
             names += [metric.name, *metric.synonyms]  # "EBITDA" inside an EBITDA margin
     return frozenset(word for name in names for word in open_words(name.lower()))
+
+
+_CONTINUING = "continuing operations continuing-operations basis"
+"""The words that say a figure is of continuing operations, which its lines are."""
+_ATTRIBUTABLE = "attributable to common stockholders shareholders"
+"""The words that say a figure is the common shareholders' share, which these lines are."""
+
+
+def _owners(item: LineItem) -> bool:
+    """A line that is the common shareholders' figure: per share, or the parent's own."""
+    return item.unit is Dimension.USD_PER_SHARE or item.registrant_same
 
 
 _TOTAL = re.compile(r"\btotal\b", re.I)

@@ -208,6 +208,10 @@ _OF_SEGMENTS = ("srt:ConsolidationItemsAxis", "us-gaap:OperatingSegmentsMember")
 """The pair filings since ASU 2023-07 add to each segment's facts, which names no part."""
 
 
+_SEGMENT_AXIS = "us-gaap:StatementBusinessSegmentsAxis"
+_PRODUCT_AXIS = "srt:ProductOrServiceAxis"
+
+
 def _all_segments(pair: tuple[str, str]) -> bool:
     axis, member = pair
     return axis == "us-gaap:StatementBusinessSegmentsAxis" and "ReportableSegment" in member
@@ -216,10 +220,13 @@ def _all_segments(pair: tuple[str, str]) -> bool:
 def part_of(fact: Fact) -> tuple[str, str] | None:
     """The one (axis, member) of a part a fact is tagged with, else None. A product line's
     figure tagged also with the member of all the reportable segments together (Union
-    Pacific's ``unp:ReportableSegmentMember`` beside ``unp:BulkMember``) is that line's."""
+    Pacific's ``unp:ReportableSegmentMember`` beside ``unp:BulkMember``), or with the one
+    segment it is reported in (Alphabet's Google Network in Google Services), is that line's."""
     pairs = [pair for pair in fact.dimensions if pair != _OF_SEGMENTS]
     if len(pairs) == 2:
         pairs = [pair for pair in pairs if not _all_segments(pair)] or pairs
+    if len(pairs) == 2 and {axis for axis, _ in pairs} == {_SEGMENT_AXIS, _PRODUCT_AXIS}:
+        pairs = [pair for pair in pairs if pair[0] == _PRODUCT_AXIS]  # a line within a segment
     if len(pairs) != 1 or pairs[0][0] not in PART_AXES:
         return None
     return pairs[0]

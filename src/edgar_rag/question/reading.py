@@ -222,10 +222,11 @@ _FIGURE = re.compile(
 
 _MEASURE = re.compile(
     r"\b(?:share|percent(?:age)?|proportion|portion|count|number|headcount|workforce|size|rate|"
-    r"backlog)\b",
+    r"ratio|margin|backlog)\b",
     re.I,
 )
-"""Nouns of a measure a figure gives: "what share of", "its employee count", "the backlog"."""
+"""Nouns of a measure a figure gives: "what share of", "its employee count", "the backlog", "its
+combined ratio"."""
 
 
 def asks_figure(text: str, kind: Kind) -> bool:

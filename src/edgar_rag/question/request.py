@@ -447,6 +447,7 @@ def read_request(
     measure = _blank_matches(_PERIOD_PHRASES, measure)
     measure = _blank_matches(_NOT_AVERAGE, measure)
     measure = _blank_instructions(measure)
+    measure = blank(measure, [m.span(1) for m in _WHICH_MORE.finditer(measure)])
     return Request(
         text=text,
         transform=transform,
@@ -463,14 +464,16 @@ def read_request(
 
 _SEGMENT = re.compile(r"[^.?!:;]+[.?!:;]?")
 _INSTRUCTION = re.compile(
-    r"^\W*(?:please\s+)?(?:respond|answer|give|approach|use|using|calculate|compute|assume|"
-    r"assuming|provide|base|basing|round|express|extract|consider|considering|rely|relying|"
+    r"^\W*(?:please\s+)?(?:respond|answer|(?:give|provide)(?=\s+(?:your|the|an?|it|answers?|"
+    r"responses?|results?)\b)|approach|use|using|calculate|compute|assume|assuming|base|basing|"
+    r"round|express|extract|consider|considering|rely|relying|"
     r"we\s+(?:need|want)|you\s+are|here['’]?s|drawing|taking|in\s+agreement|according|"
     r"based|only|do\s+not|don['’]t)\b",
     re.I,
 )
 _ASKING = re.compile(r"^\W*(?:what|how|which|who|whom|when|where|why)\b|\?\s*$", re.I)
-"""A sentence that asks: it opens with a question word or ends with a question mark."""
+"""A sentence that asks: it opens with a question word or ends with a question mark. "Give
+your answer in millions" tells how to answer; "Give both companies' net income" what."""
 
 
 def _blank_instructions(text: str) -> str:
@@ -571,6 +574,14 @@ def blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
     for start, end in spans:
         chars[start:end] = " " * (end - start)
     return "".join(chars)
+
+
+_WHICH_MORE = re.compile(
+    r"\bwhich\s+(?:[\w'’]+\s+){0,3}?(more|higher|larger|bigger|greater|less|lower|smaller|fewer)\b",
+    re.I,
+)
+"""The comparative a comparison asks by ("which earned more"): what the comparison's sentence
+answers ("... is the higher"), no measure of its own."""
 
 
 def _blank_matches(pattern: re.Pattern[str], text: str) -> str:
