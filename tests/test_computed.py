@@ -595,5 +595,5 @@ def test_a_share_of_a_whole_moves_in_percentage_points(index: SqliteIndex) -> No
     )  # fmt: skip
     assert (response.text or "").startswith(
         "Home Depot's selling, general and administrative expenses as a share of revenue rose "
-        "0.6 percentage points from fiscal 2023 to fiscal 2024:"
+        "0.6 percentage points from 17.4% in fiscal 2023 to 18.0% in fiscal 2024:"
     )

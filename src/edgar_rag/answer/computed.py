@@ -23,7 +23,13 @@ from edgar_rag.answer.numbers import Figure, find_figures, states_change
 from edgar_rag.answer.verify import split_sentences, strip_markers
 from edgar_rag.domain import Citation, Fact, FigureSource, FilingMeta, Passage, Reason, Scope
 from edgar_rag.errors import NotFoundError
-from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDecline, Operand
+from edgar_rag.figures.calculator import (
+    SCALE_WORDS,
+    Calculation,
+    CalculationDecline,
+    Operand,
+    calculate,
+)
 from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
 from edgar_rag.figures.formula import Binary, Expr, Ref, map_refs, refs, render, shift
 from edgar_rag.figures.library import LineItem, MetricLibrary, ResultUnit
@@ -833,6 +839,8 @@ def _result_in_words(plan: ComputationPlan, calculation: Calculation, name: str)
                 return f"{name} was unchanged {since}"
             moved = "fell" if falls else "rose"
             by = " by" if plan.transform is Transform.AMOUNT_CHANGE else ""
+            if calculation.unit is ResultUnit.POINTS:
+                since = _point_levels(plan.formula, calculation) or since
             return f"{name} {moved}{by} {amount} {since}"
         case Transform.CAGR:
             moved = "fell" if falls else "grew"
@@ -840,6 +848,26 @@ def _result_in_words(plan: ComputationPlan, calculation: Calculation, name: str)
         case Transform.AVERAGE:
             return f"{name} averaged {calculation.text()} over fiscal {first} to fiscal {year}"
     return f"{name} {_verb(name)} {calculation.text()} in fiscal {year}"
+
+
+def _point_levels(formula: Expr, calculation: Calculation) -> str | None:
+    """``from 20.2% in fiscal 2021 to 22.9% in fiscal 2022``: the two percentages a change in
+    percentage points is the difference of, each computed from the cited operands; None when
+    the formula is not one percentage less another."""
+    if not (isinstance(formula, Binary) and formula.op == "-"):
+        return None
+    levels = [
+        calculate(side, calculation.fiscal_year, calculation.operands, ResultUnit.PERCENT)
+        for side in (formula.right, formula.left)
+    ]
+    if not all(isinstance(level, Calculation) for level in levels):
+        return None
+    (earlier, later) = (level for level in levels if isinstance(level, Calculation))
+    first = calculation.fiscal_year + min((ref.offset for ref in refs(formula.right)), default=0)
+    return (
+        f"from {earlier.text()} in fiscal {first} to {later.text()} in fiscal "
+        f"{calculation.fiscal_year}"
+    )
 
 
 def _named_leaf(calculation: Calculation) -> Callable[[Ref], str]:

@@ -39,6 +39,7 @@ from edgar_rag.figures.library import (
     PeriodKind,
     ResultUnit,
 )
+from edgar_rag.figures.signs import INCOME_STATEMENT, expense_row_value
 from edgar_rag.rules import DAYS_PER_YEAR, fiscal_year_at
 
 MISSING_FIGURE = "missing_figure"
@@ -332,6 +333,9 @@ def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigure
     value = _decimal(fact.value)
     if row_label is not None and item.outflow:
         value = -value  # a row is signed as printed, "(1,577)"; a payment's XBRL value is positive
+    elif row_label is not None and item.expense and fact.statement == INCOME_STATEMENT:
+        value = expense_row_value(fact, value, figures.facts)
+    negated = row_label is not None and value != 0 and (value > 0) != (fact.value > 0)
 
     def where(shown: Fact) -> FigureRef:
         return FigureRef(
@@ -356,7 +360,7 @@ def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigure
         period_start=fact.period_start,
         period_end=fact.period_end,
         citation=where(fact),
-        outflow=item.outflow,
+        outflow=item.outflow or negated,
         displays=tuple(where(other) for other in _same_printing(item, fact, figures.facts)),
     )
 
