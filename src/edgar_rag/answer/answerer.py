@@ -43,6 +43,7 @@ from edgar_rag.answer.verify import (
     verify_answer,
     without_cut_tail,
 )
+from edgar_rag.answer.yes_no import decide_yes_no
 from edgar_rag.domain import (
     Citation,
     FilingMeta,
@@ -68,6 +69,7 @@ from edgar_rag.question.reading import (
     sets_against,
 )
 from edgar_rag.question.request import Premise, Transform
+from edgar_rag.question.verdicts import read_yes_no_figure
 from edgar_rag.question.words import lower_words, names_share, prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_of_day, parse_day
@@ -298,7 +300,9 @@ class Answerer:
         started = time.perf_counter()
         planned = None
         if self.computed is not None:
-            planned = self.computed.answer(question, scope, _year_of_header)
+            planned = self._yes_or_no(text, scope) or self.computed.answer(
+                question, scope, _year_of_header
+            )
         compute_ms = _ms_since(started)
         prose = question.kind is Kind.NARRATIVE or (self.computed is not None and planned is None)
         # A computation or comparison code cannot plan ("what share of its revenue came from
@@ -387,6 +391,16 @@ class Answerer:
             reason=Reason.MODEL_DECLINED,
             detail=f"{problem}, which the question asks about",
         )
+
+    def _yes_or_no(self, text: str, scope: Scope) -> Computed | None:
+        """A yes-or-no question a figure decides, answered from that figure computed in code
+        (``answer.yes_no``); None when it is no such question or the figure is not computed."""
+        asked = read_yes_no_figure(text)
+        if asked is None or self.computed is None:
+            return None
+        figure = read_question(asked.figure_question, scope.filing, self.directory)
+        found = self.computed.answer(figure, scope, _year_of_header)
+        return decide_yes_no(asked, found) if isinstance(found, Computed) else None
 
     def narrow(self, question: Question, scope: Scope) -> Scope:
         """The filing a corpus-wide question is asked of when it names a company first (others
