@@ -14,6 +14,7 @@ import pytest
 from edgar_rag.domain import Fact, FigureSource, FilingHints, RawFiling
 from edgar_rag.figures.calculator import Calculation
 from edgar_rag.figures.library import load_library
+from edgar_rag.figures.printed import printed_lines
 from edgar_rag.figures.resolve import FilingFigures, MissingFigure, compute_metric, resolve_operand
 from edgar_rag.ingest.pipeline import ingest_filing
 from figures_facts import corpus_figures
@@ -95,3 +96,19 @@ def test_a_benefit_is_negative_whether_its_label_or_its_subtotals_say_so() -> No
         tax = resolve_operand(LIBRARY.items["income_tax"], 2022, [figures])
         assert not isinstance(tax, MissingFigure)
         assert (tax.value, tax.printed) == (Decimal(-50_000_000), "(50)")
+
+
+@needs_pdfs
+def test_a_payment_the_library_does_not_name_is_stated_as_paid() -> None:
+    # MGM's cash flow statement prints "Dividends paid to common shareholders (4,048)" (in
+    # thousands); no library item names it, so its own line answers, paid as 4,048, not -4,048.
+    mgm = _pdf_figures("MGMRESORTS_2022_10K.pdf", "MGM Resorts International")
+    (line,) = [
+        line
+        for line in printed_lines(mgm.facts, {})
+        if line.label.endswith("Dividends paid to common shareholders")
+        and line.fact.fiscal_year == 2022
+    ]
+    paid = resolve_operand(line.item("dividends paid to common shareholders"), 2022, [mgm])
+    assert not isinstance(paid, MissingFigure)
+    assert (paid.value, paid.printed) == (Decimal(4_048_000), "(4,048)")
