@@ -59,7 +59,7 @@ from edgar_rag.domain import (
 )
 from edgar_rag.errors import NotFoundError
 from edgar_rag.question.companies import CompanyDirectory, company_guard
-from edgar_rag.question.periods import asked_fiscal_years, quarter_guard
+from edgar_rag.question.periods import asked_fiscal_years, describe_years, quarter_guard
 from edgar_rag.question.reading import (
     Kind,
     Question,
@@ -468,6 +468,36 @@ class Answerer:
             return f"the question asks about {first[0].name}, whose 10-K filings are not indexed"
         return None
 
+    def unindexed_period(self, question: Question, scope: Scope) -> str | None:
+        """Why a corpus-wide question about one company is declined ``out_of_period``: it
+        names a fiscal year later than the year after that company's latest indexed filing
+        (whose cover may speak of the months after its year end), so no indexed filing of it
+        can be of that year (AMD's fiscal 2022 asked of an index holding its 10-K for 2015);
+        else None."""
+        if not scope.corpus_wide or not question.companies or sets_against(question.text):
+            return None
+        first = question.companies[0].companies
+        if len(first) != 1 or first[0].cik is None:
+            return None
+        try:
+            latest = self.searcher.index.resolve_scope(cik=first[0].cik).filing
+        except NotFoundError:
+            return None
+        if latest is None:
+            return None
+        later = sorted(
+            year
+            for year in asked_fiscal_years(question.text, latest)
+            if year > latest.fiscal_year + 1
+        )
+        if not later:
+            return None
+        reported = latest.years_reported or (latest.fiscal_year,)
+        return (
+            f"the question names fiscal {describe_years(later)}; the latest indexed filing of "
+            f"{first[0].name} reports fiscal {describe_years(reported)}"
+        )
+
     def screen(
         self, prepared: Prepared, gate_name: str
     ) -> tuple[Reason, str | None, float | None] | None:
@@ -476,6 +506,9 @@ class Answerer:
         unindexed = self.unindexed_company(prepared.question, prepared.scope)
         if unindexed is not None:
             return Reason.OUT_OF_SCOPE, unindexed, None
+        too_late = self.unindexed_period(prepared.question, prepared.scope)
+        if too_late is not None:
+            return Reason.OUT_OF_PERIOD, too_late, None
         if filing is not None and self.directory is not None:
             question = prepared.question
             other = company_guard(question.text, question.companies, filing)
