@@ -1,5 +1,6 @@
-"""Expense rows of statements without XBRL, signed as XBRL signs the line: positive for a cost
-however the statement prints it, negative for a benefit."""
+"""Rows of FinanceBench PDFs (statements without XBRL) read as XBRL would give their figures: an
+expense positive for a cost however the statement prints it, a payment positive, and each from
+the registrant's own statement, not a later one of its kind."""
 
 from __future__ import annotations
 
@@ -112,3 +113,15 @@ def test_a_payment_the_library_does_not_name_is_stated_as_paid() -> None:
     paid = resolve_operand(line.item("dividends paid to common shareholders"), 2022, [mgm])
     assert not isinstance(paid, MissingFigure)
     assert (paid.value, paid.printed) == (Decimal(4_048_000), "(4,048)")
+
+
+@needs_pdfs
+def test_a_row_is_read_from_the_registrants_statement_not_a_later_one_of_its_kind() -> None:
+    # MGM's 2018 10-K: its cover sets the name in small capitals ("MGM R ESORTS I NTERNATIONAL"
+    # as read); its balance sheet prints accounts payable 302,578 (thousands), and a
+    # subsidiary's "CONSOLIDATED BALANCE SHEETS" 117 pages on prints 25,758.
+    mgm = _pdf_figures("MGMRESORTS_2018_10K.pdf", "")
+    assert mgm.meta.company == "MGM Resorts International"
+    payable = resolve_operand(LIBRARY.items["accounts_payable"], 2018, [mgm])
+    assert not isinstance(payable, MissingFigure)
+    assert payable.value == Decimal(302_578_000)

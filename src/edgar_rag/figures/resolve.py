@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 from fnmatch import fnmatchcase
+from itertools import pairwise
 from typing import Protocol
 
 from edgar_rag.domain import Fact, FigureSource, FilingMeta
@@ -258,10 +259,14 @@ def _printed_row(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fa
     (``Revenues: Total revenues`` before ``Revenues: Net sales``); a label an exclusion
     (``!*noncontrolling*``) matches never counts."""
     excluded = [_label_key(row[1:]) for row in item.rows if row.startswith("!")]
+    ends = _first_statement_ends(figures.facts)
     printed = [
         (key, fact)
         for fact in _of_period(figures, item, fiscal_year)
-        if not fact.concept and fact.label is not None and _in_statement(fact, item)
+        if not fact.concept
+        and fact.label is not None
+        and _in_statement(fact, item)
+        and (fact.offset is None or fact.offset <= ends.get(fact.statement, fact.offset))
         for key in [_label_key(TRAILING_NOTE.sub("", fact.label.rsplit(": ", 1)[-1]))]
         if not any(fnmatchcase(key, pattern) for pattern in excluded)
     ]
@@ -272,6 +277,31 @@ def _printed_row(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fa
             if matched:
                 return _the_one(matched)
     return None
+
+
+STATEMENT_GAP_CHARS = 20_000
+"""Text between two rows of one kind of statement that parts two statements: a statement's
+rows, over a page break too, lie within a few thousand characters of each other (at most 2,000
+in the 74 FinanceBench documents), a later statement of the same kind 58,000 or more on."""
+
+
+def _first_statement_ends(facts: Sequence[Fact]) -> dict[str | None, int]:
+    """Where the first statement of each kind ends, by the offset of its last row. A 10-K prints
+    the registrant's statements first; one of the same kind later on is another entity's (MGM's
+    2018 10-K prints a subsidiary's "CONSOLIDATED BALANCE SHEETS" 117 pages after its own,
+    Amcor's 2023 10-K its guarantors'), so a row is read from the first alone."""
+    by_kind: dict[str | None, list[int]] = {}
+    for fact in facts:
+        if not fact.concept and fact.offset is not None:
+            by_kind.setdefault(fact.statement, []).append(fact.offset)
+    ends: dict[str | None, int] = {}
+    for kind, offsets in by_kind.items():
+        ordered = sorted(offsets)
+        ends[kind] = next(
+            (a for a, b in pairwise(ordered) if b - a > STATEMENT_GAP_CHARS),
+            ordered[-1],
+        )
+    return ends
 
 
 def _in_statement(fact: Fact, item: LineItem) -> bool:
