@@ -16,7 +16,7 @@ from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
-from edgar_rag.question.verdicts import Decides, read_yes_no_figure
+from edgar_rag.question.verdicts import Decides, read_named_calculation, read_yes_no_figure
 from edgar_rag.retrieve.search import Searcher
 from fakes import ScriptedGenerator
 
@@ -109,4 +109,29 @@ def test_the_computed_figure_says_yes_or_no_first(index: SqliteIndex) -> None:
     positive = _ask(index, "Does Home Depot have positive working capital based on FY2024 data?",
                     model)  # fmt: skip
     assert (positive.text or "").startswith("Yes. Home Depot's working capital was $")
+    assert model.prompts == []
+
+
+def test_a_sentence_naming_the_figure_to_compute_is_read_as_its_question() -> None:
+    asked = read_named_calculation(
+        "Roughly how many times has Acme sold its inventory in FY2022? Calculate inventory "
+        "turnover ratio for FY2022; if conventional inventory management is not meaningful for "
+        "the company then state that and explain why."
+    )
+    assert asked == "What was the inventory turnover ratio for FY2022?"
+    assert read_named_calculation("How did Acme calculate its inventory reserve?") is None
+
+
+def test_a_question_code_cannot_plan_as_worded_is_answered_from_the_figure_it_names(
+    index: SqliteIndex,
+) -> None:
+    model = ScriptedGenerator([])
+    response = _ask(
+        index,
+        "Roughly how many times did Home Depot sell through its stock in FY2024? Calculate "
+        "inventory turnover ratio for FY2024.",
+        model,
+    )
+    assert response.generator == COMPUTED, response.detail
+    assert (response.text or "").startswith("Home Depot's inventory turnover was ")
     assert model.prompts == []

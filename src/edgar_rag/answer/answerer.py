@@ -69,7 +69,7 @@ from edgar_rag.question.reading import (
     sets_against,
 )
 from edgar_rag.question.request import Premise, Transform
-from edgar_rag.question.verdicts import read_yes_no_figure
+from edgar_rag.question.verdicts import read_named_calculation, read_yes_no_figure
 from edgar_rag.question.words import lower_words, names_share, prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_of_day, parse_day
@@ -303,6 +303,8 @@ class Answerer:
             planned = self._yes_or_no(text, scope) or self.computed.answer(
                 question, scope, _year_of_header
             )
+            if planned is None:
+                planned = self._named_calculation(text, scope)
         compute_ms = _ms_since(started)
         prose = question.kind is Kind.NARRATIVE or (self.computed is not None and planned is None)
         # A computation or comparison code cannot plan ("what share of its revenue came from
@@ -401,6 +403,17 @@ class Answerer:
         figure = read_question(asked.figure_question, scope.filing, self.directory)
         found = self.computed.answer(figure, scope, _year_of_header)
         return decide_yes_no(asked, found) if isinstance(found, Computed) else None
+
+    def _named_calculation(self, text: str, scope: Scope) -> Computed | None:
+        """A question code could not plan as worded, answered from the figure one of its
+        sentences names to compute ("Calculate inventory turnover ratio for FY2022"), when code
+        computes it; else None (the model reads the passages)."""
+        asked = read_named_calculation(text)
+        if asked is None or self.computed is None:
+            return None
+        figure = read_question(asked, scope.filing, self.directory)
+        found = self.computed.answer(figure, scope, _year_of_header)
+        return found if isinstance(found, Computed) else None
 
     def narrow(self, question: Question, scope: Scope) -> Scope:
         """The filing a corpus-wide question is asked of when it names a company first (others

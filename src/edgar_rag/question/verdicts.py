@@ -1,4 +1,6 @@
-"""A yes-or-no question a figure decides, read into the figure question that decides it.
+"""A yes-or-no question a figure decides, read into the figure question that decides it; and a
+question that names the figure to compute in a sentence of its own ("Calculate inventory
+turnover ratio for FY2022"), read into that figure's question.
 
 "Does Adobe have an improving operating margin profile as of FY2022?" is decided by the change
 of Adobe's operating margin from fiscal 2021 to fiscal 2022; "Does Corning have positive working
@@ -136,3 +138,21 @@ def _full_year(written: str) -> int:
 def _possessive(company: str) -> str:
     company = company.strip()
     return f"{company}'" if company.endswith("s") else f"{company}'s"
+
+
+_CALCULATE = re.compile(
+    r"(?:^|[.?;]\s+)(?:please\s+)?(?:calculate|compute)\s+(?:the\s+|its\s+)?"
+    r"(?P<measure>[\w&\- ]+?)\s+(?:for|in|of)\s+" + _YEAR.format(name="year") + r"\s*(?=[.;?]|$)",
+    re.IGNORECASE,
+)
+
+
+def read_named_calculation(text: str) -> str | None:
+    """The figure question of a sentence that names what to compute and for which year
+    ("Roughly how many times has JnJ sold its inventory in FY2022? Calculate inventory turnover
+    ratio for FY2022; if ...": "What was the inventory turnover ratio for FY2022?"), else None.
+    The question is asked of the filing in scope, so it names no company."""
+    found = _CALCULATE.search(text)
+    if found is None:
+        return None
+    return f"What was the {found['measure']} for FY{_full_year(found['year'])}?"
