@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from edgar_rag.answer.comparisons import comparison_contradicted, quarter_for_year
 from edgar_rag.answer.computed import Computed, ComputedAnswers, Uncomputable
 from edgar_rag.answer.context import Window, best_prose_window, best_window, paragraph_before
 from edgar_rag.answer.gates import apply_gate
@@ -651,6 +652,10 @@ class Answerer:
                 verdict = replace(
                     verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=problem
                 )
+        if verdict.ok and (wrong_way := comparison_contradicted(verdict.text)):
+            verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=wrong_way)
+        if verdict.ok and (of_quarter := quarter_for_year(question.text, verdict.text)):
+            verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=of_quarter)
         if verdict.ok and (unsaid := spoken(verdict.text, prepared.unsaid)):
             verdict = replace(
                 verdict,
