@@ -248,6 +248,7 @@ def test_a_figure_question_code_cannot_plan_is_prompted_as_prose(index: SqliteIn
         ("AMAZON.COM, INC.", "Amazon.com"),
         ("MACY'S, INC.", "Macy's"),
         ("PROGRESSIVE CORP/OH/", "Progressive"),
+        ("The Boeing Company", "Boeing"),
     ],
 )
 def test_a_filer_is_named_as_a_sentence_would(filer: str, shown: str) -> None:

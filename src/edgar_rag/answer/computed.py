@@ -1034,10 +1034,13 @@ def _citation(marker: int, passage: Passage, start: int, end: int) -> Citation:
 
 def display_company(name: str) -> str:
     """A filer's name as a sentence writes it: ``HOME DEPOT, INC.`` is ``Home Depot``,
-    ``Apple Inc.`` is ``Apple`` (its legal form, ``rules.LEGAL_FORMS``, left out)."""
+    ``Apple Inc.`` is ``Apple`` (its legal form, ``rules.LEGAL_FORMS``, left out), ``The Boeing
+    Company`` is ``Boeing`` (a sentence says "Boeing's", not "The Boeing's")."""
     words = re.sub(r"/[A-Z]{2,3}/?$", "", name.strip()).replace(",", " ").split()  # CORP/OH/
     while len(words) > 1 and words[-1].lower().strip(".") in LEGAL_FORMS:
         words.pop()
+    if len(words) > 1 and words[0].lower() == "the":
+        words.pop(0)
     return display_name(" ".join(words).strip(" ,."))
 
 
