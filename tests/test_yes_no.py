@@ -16,7 +16,12 @@ from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
-from edgar_rag.question.verdicts import Decides, read_named_calculation, read_yes_no_figure
+from edgar_rag.question.verdicts import (
+    Decides,
+    read_most_cash_activity,
+    read_named_calculation,
+    read_yes_no_figure,
+)
 from edgar_rag.retrieve.search import Searcher
 from fakes import ScriptedGenerator
 
@@ -134,4 +139,32 @@ def test_a_question_code_cannot_plan_as_worded_is_answered_from_the_figure_it_na
     )
     assert response.generator == COMPUTED, response.detail
     assert (response.text or "").startswith("Home Depot's inventory turnover was ")
+    assert model.prompts == []
+
+
+def test_which_activity_brought_in_the_most_cash_is_read_with_its_year() -> None:
+    asked = (
+        "Among operations, investing, and financing activities, which brought in the most (or "
+        "lost the least) cash flow for Acme in FY2023?"
+    )
+    assert read_most_cash_activity(asked) == 2023
+    assert read_most_cash_activity("Which activity used the most cash?") is None
+
+
+def test_the_activity_bringing_in_the_most_cash_is_named_from_its_three_cited_totals(
+    index: SqliteIndex,
+) -> None:
+    model = ScriptedGenerator([])
+    response = _ask(
+        index,
+        "Among operations, investing, and financing activities, which brought in the most (or "
+        "lost the least) cash flow for Home Depot in FY2024?",
+        model,
+    )
+    assert response.generator == COMPUTED, response.detail
+    text = response.text or ""
+    assert text.startswith("Operating activities brought in the most cash in fiscal 2024: ")
+    for activity in ("operating", "investing", "financing"):
+        assert f"net cash from {activity} activities was " in text
+    assert len(response.citations) == 3
     assert model.prompts == []

@@ -70,7 +70,11 @@ from edgar_rag.question.reading import (
     sets_against,
 )
 from edgar_rag.question.request import Premise, Transform
-from edgar_rag.question.verdicts import read_named_calculation, read_yes_no_figure
+from edgar_rag.question.verdicts import (
+    read_most_cash_activity,
+    read_named_calculation,
+    read_yes_no_figure,
+)
 from edgar_rag.question.words import lower_words, names_share, prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import fiscal_year_of_day, parse_day
@@ -306,6 +310,8 @@ class Answerer:
             )
             if planned is None:
                 planned = self._named_calculation(text, scope)
+            if planned is None and (year := read_most_cash_activity(text)) is not None:
+                planned = self.computed.most_cash_activity(year, scope, _year_of_header)
         compute_ms = _ms_since(started)
         prose = question.kind is Kind.NARRATIVE or (self.computed is not None and planned is None)
         # A computation or comparison code cannot plan ("what share of its revenue came from

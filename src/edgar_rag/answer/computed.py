@@ -31,8 +31,17 @@ from edgar_rag.figures.calculator import (
     calculate,
 )
 from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
-from edgar_rag.figures.formula import Binary, Expr, Ref, map_refs, refs, render, shift
-from edgar_rag.figures.library import LineItem, MetricLibrary, ResultUnit
+from edgar_rag.figures.formula import (
+    Binary,
+    Dimension,
+    Expr,
+    Ref,
+    map_refs,
+    refs,
+    render,
+    shift,
+)
+from edgar_rag.figures.library import LineItem, MetricLibrary, PeriodKind, ResultUnit
 from edgar_rag.figures.parts import find_part
 from edgar_rag.figures.plan import (
     ComputationPlan,
@@ -163,6 +172,36 @@ class ComputedAnswers:
             return Computed(text, citations, None, detail)
         detail = "computed in code from the cited figures; no model wrote this"
         return Computed(text, citations, shown, detail)
+
+    def most_cash_activity(
+        self, year: int, scope: Scope, header_years: HeaderYears
+    ) -> Computed | Uncomputable | None:
+        """Which of the cash flow statement's activities brought in the most cash (or lost the
+        least) in fiscal ``year``: each activity's net cash flow looked up and cited, the
+        highest named first; None without a filing in scope."""
+        filing, filing_id = scope.filing, scope.filing_id
+        if filing is None or filing_id is None:
+            return None
+        parts: list[tuple[ComputationPlan, FilingMeta, Calculation]] = []
+        for item in _ACTIVITY_ITEMS:
+            plan = ComputationPlan(
+                name=item.key, formula=Ref(item.key), unit=ResultUnit.USD, decimals=None,
+                scale=None, fiscal_year=year, source="lookup", items=(item,),
+            )  # fmt: skip
+            result = self._compute_in(filing_id, filing, plan, year)
+            if isinstance(result, MissingFigure | CalculationDecline):
+                return Uncomputable(Reason.MISSING_FIGURE, result.detail)
+            parts.append((plan, filing, result))
+        written = self._write(parts, header_years)
+        if isinstance(written, Uncomputable):
+            return written
+        text, citations, _ = written
+        top = max(parts, key=lambda part: part[2].value)[0].name.removeprefix("cash_")
+        said = f"{top.capitalize()} activities brought in the most cash in fiscal {year}: {text}"
+        detail = (
+            "each activity's net cash flow looked up in the filing's statement; no model wrote this"
+        )
+        return Computed(said, citations, None, detail)
 
     def _premise_contradicted(
         self, question: Question, scope: Scope, header_years: HeaderYears
@@ -881,6 +920,26 @@ def _named_leaf(calculation: Calculation) -> Callable[[Ref], str]:
         return f"average {label}{when}" if ref.average else f"{label}{when}"
 
     return leaf
+
+
+def _activity_item(activity: str, concept: str, *rows: str) -> LineItem:
+    """The net cash flow of one activity of the cash flow statement, as a line item."""
+    return LineItem(
+        key=f"cash_{activity}", label=f"net cash from {activity} activities",
+        statement="cash_flow", period=PeriodKind.DURATION, unit=Dimension.USD,
+        concepts=(concept,), alternates=(), synonyms=(),
+        rows=(f"*cash*{activity} activities", *rows, "!*discontinued*", "!*continuing*"),
+    )  # fmt: skip
+
+
+_ACTIVITY_ITEMS = (
+    _activity_item("operating", "us-gaap:NetCashProvidedByUsedInOperatingActivities",
+                   "*cash*by operations", "*cash*from operations"),
+    _activity_item("investing", "us-gaap:NetCashProvidedByUsedInInvestingActivities"),
+    _activity_item("financing", "us-gaap:NetCashProvidedByUsedInFinancingActivities"),
+)  # fmt: skip
+"""Each activity's net cash flow: its total row ("Total cash provided by operating activities",
+"Cash provided (used) by operations"), never that of continuing or discontinued operations."""
 
 
 _DIVIDEND = re.compile(r"^.*\bdividends?\b", re.I | re.S)

@@ -1,6 +1,7 @@
 """A yes-or-no question a figure decides, read into the figure question that decides it; and a
 question that names the figure to compute in a sentence of its own ("Calculate inventory
-turnover ratio for FY2022"), read into that figure's question.
+turnover ratio for FY2022"), read into that figure's question; and a question which of the cash
+flow statement's three activities brought in the most cash, read into its fiscal year.
 
 "Does Adobe have an improving operating margin profile as of FY2022?" is decided by the change
 of Adobe's operating margin from fiscal 2021 to fiscal 2022; "Does Corning have positive working
@@ -156,3 +157,18 @@ def read_named_calculation(text: str) -> str | None:
     if found is None:
         return None
     return f"What was the {found['measure']} for FY{_full_year(found['year'])}?"
+
+
+_ACTIVITIES = re.compile(
+    r"\bamong\s+(?:its\s+|the\s+)?operat\w*,\s*investing,?\s+and\s+financing\s+activities,?\s+"
+    r"which\b[^?]*\bmost\b[^?]*\bcash\b[^?]*?\b(?:in|for|during)\s+" + _YEAR.format(name="year"),
+    re.IGNORECASE,
+)
+
+
+def read_most_cash_activity(text: str) -> int | None:
+    """The fiscal year of "Among operations, investing, and financing activities, which brought
+    in the most (or lost the least) cash flow for Acme in FY2023?", else None: the three net
+    cash flows of that year decide it."""
+    found = _ACTIVITIES.search(text)
+    return None if found is None else _full_year(found["year"])
