@@ -125,3 +125,34 @@ def test_a_row_is_read_from_the_registrants_statement_not_a_later_one_of_its_kin
     payable = resolve_operand(LIBRARY.items["accounts_payable"], 2018, [mgm])
     assert not isinstance(payable, MissingFigure)
     assert payable.value == Decimal(302_578_000)
+
+
+@needs_pdfs
+def test_a_bare_pp_and_e_row_is_net_unless_depreciation_is_deducted_below_it() -> None:
+    # Pfizer's 2021 balance sheet prints "Property, plant and equipment 14,882" with no
+    # deduction: its net figure. 3M's 2022 prints "Property, plant and equipment 25,998" above
+    # "Less: Accumulated depreciation (16,820)": a gross amount, never the net 9,178.
+    pfizer = _pdf_figures("PFIZER_2021_10K.pdf", "Pfizer Inc.")
+    net = resolve_operand(LIBRARY.items["ppe_net"], 2021, [pfizer])
+    assert not isinstance(net, MissingFigure)
+    assert net.value == Decimal(14_882_000_000)
+    mmm = _pdf_figures("3M_2022_10K.pdf", "3M Company")
+    net = resolve_operand(LIBRARY.items["ppe_net"], 2022, [mmm])
+    assert not isinstance(net, MissingFigure)
+    assert net.value == Decimal(9_178_000_000)
+
+
+def test_a_gross_pp_and_e_row_is_no_net_figure_when_no_net_row_is_printed() -> None:
+    meta = replace(
+        corpus_figures()["HD-2024"].meta, ticker="ACME", company="Acme", fiscal_year=2022,
+        period_end=date(2022, 12, 31), accession=None,
+    )  # fmt: skip
+    rows = tuple(
+        replace(_row(label, value, offset), period_start=None, statement="balance_sheet")
+        for label, value, offset in (
+            ("Property, plant and equipment", 25_998e6, 1),
+            ("Less: Accumulated depreciation", -16_820e6, 2),
+        )
+    )
+    found = resolve_operand(LIBRARY.items["ppe_net"], 2022, [FilingFigures(None, meta, rows)])
+    assert isinstance(found, MissingFigure)

@@ -270,6 +270,8 @@ def _printed_row(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fa
         for key in [_label_key(TRAILING_NOTE.sub("", fact.label.rsplit(": ", 1)[-1]))]
         if not any(fnmatchcase(key, pattern) for pattern in excluded)
     ]
+    gross = _before_depreciation(figures.facts)
+    printed = [(key, fact) for key, fact in printed if fact.offset not in gross]
     for row in item.rows:
         if not row.startswith("!"):
             pattern = _label_key(row)
@@ -277,6 +279,31 @@ def _printed_row(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fa
             if matched:
                 return _the_one(matched)
     return None
+
+
+_DEPRECIATION = re.compile(r"(?:less:?\s+)?accumulated\s+depreciation\b", re.IGNORECASE)
+"""A row's own label that deducts depreciation ("Less: Accumulated depreciation"), not one that
+names it in passing ("Property, plant and equipment, net of accumulated depreciation")."""
+
+
+def _before_depreciation(facts: Sequence[Fact]) -> set[int]:
+    """The offsets of rows printed just above a row of accumulated depreciation in their
+    column: a gross amount the next row is deducted from (3M's "Property, plant and equipment
+    24,873" above "Less: Accumulated depreciation (16,135)"), never the net one a balance sheet
+    shows under the same bare label when it prints no deduction (Pfizer's 14,882)."""
+    columns: dict[tuple[object, ...], list[Fact]] = {}
+    for fact in facts:
+        if not fact.concept and fact.offset is not None and fact.label:
+            key = (fact.statement, fact.period_start, fact.period_end)
+            columns.setdefault(key, []).append(fact)
+    gross: set[int] = set()
+    for column in columns.values():
+        column.sort(key=lambda fact: fact.offset or 0)
+        for above, below in pairwise(column):
+            own = (below.label or "").rsplit(": ", 1)[-1]
+            if above.offset is not None and _DEPRECIATION.match(own):
+                gross.add(above.offset)
+    return gross
 
 
 STATEMENT_GAP_CHARS = 20_000
