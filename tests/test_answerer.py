@@ -441,3 +441,27 @@ def test_a_corpus_wide_question_naming_one_company_is_asked_of_its_filing(
     scope = asker.prepare(question, index.resolve_scope()).scope
     filing = scope.filing
     assert (None if filing is None else (filing.ticker, filing.fiscal_year)) == narrowed
+
+
+@pytest.mark.parametrize(
+    ("question", "declined"),
+    [
+        # Home Depot's only sample 10-K is for fiscal 2024: no indexed filing is of 2027.
+        ("What products did Home Depot sell in fiscal 2027?", True),
+        # The year after its latest: that 10-K's cover speaks of early 2025.
+        ("How many stores did Home Depot operate in 2025?", False),
+        ("What products did Home Depot sell in fiscal 2024?", False),
+    ],
+)
+def test_a_corpus_wide_question_of_a_year_no_filing_of_its_company_is_of_is_out_of_period(
+    index: SqliteIndex, directory: CompanyDirectory, question: str, declined: bool
+) -> None:
+    model = ScriptedGenerator(["Home Depot sells home improvement products [1]."])
+    response = answerer(index, model, directory=directory).answer(question, index.resolve_scope())
+    assert (response.reason is Reason.OUT_OF_PERIOD) is declined, response.detail
+    if declined:
+        assert model.prompts == []
+        assert response.detail == (
+            "the question names fiscal 2027; the latest indexed filing of Home Depot, Inc. reports "
+            "fiscal 2022 to 2024"
+        )

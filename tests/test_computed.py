@@ -249,6 +249,7 @@ def test_a_figure_question_code_cannot_plan_is_prompted_as_prose(index: SqliteIn
         ("AMAZON.COM, INC.", "Amazon.com"),
         ("MACY'S, INC.", "Macy's"),
         ("PROGRESSIVE CORP/OH/", "Progressive"),
+        ("The Boeing Company", "Boeing"),
     ],
 )
 def test_a_filer_is_named_as_a_sentence_would(filer: str, shown: str) -> None:
@@ -596,7 +597,7 @@ def test_a_share_of_a_whole_moves_in_percentage_points(index: SqliteIndex) -> No
     )  # fmt: skip
     assert (response.text or "").startswith(
         "Home Depot's selling, general and administrative expenses as a share of net sales rose "
-        "0.6 percentage points from fiscal 2023 to fiscal 2024:"
+        "0.6 percentage points from 17.4% in fiscal 2023 to 18.0% in fiscal 2024:"
     )
 
 

@@ -67,6 +67,18 @@ NIKE_2018 = [
     "NIKE, Inc .",
     "(Exact name of Registrant as specified in its charter)",
 ]
+MGM_2018 = [  # the name in small capitals: each larger initial read apart
+    " Commission",
+    "File",
+    "No.",
+    "001-10362",
+    "MGM",
+    "R",
+    "ESORTS I",
+    "NTERNATIONAL",
+    "(Exact name of Registrant as specified in its charter)",
+    "MGM Resorts International and its subsidiaries",
+]
 
 
 @pytest.mark.parametrize(
@@ -77,6 +89,7 @@ NIKE_2018 = [
         (WALMART_2020, "WALMART INC."),
         (THREE_M_2018, "3M Company"),
         (NIKE_2018, "NIKE, Inc."),
+        (MGM_2018, "MGM Resorts International"),
         (
             ["Example Corp", "(Exact name of registrant as specified in its charter)"],
             "Example Corp",

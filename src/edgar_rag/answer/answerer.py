@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from edgar_rag.answer.comparisons import comparison_contradicted, quarter_for_year
 from edgar_rag.answer.computed import Computed, ComputedAnswers, Uncomputable
 from edgar_rag.answer.context import Window, best_prose_window, best_window, paragraph_before
 from edgar_rag.answer.gates import apply_gate
@@ -44,6 +45,7 @@ from edgar_rag.answer.verify import (
     verify_answer,
     without_cut_tail,
 )
+from edgar_rag.answer.yes_no import decide_yes_no
 from edgar_rag.domain import (
     Citation,
     FilingMeta,
@@ -59,7 +61,7 @@ from edgar_rag.domain import (
 )
 from edgar_rag.errors import NotFoundError
 from edgar_rag.question.companies import CompanyDirectory, company_guard
-from edgar_rag.question.periods import asked_fiscal_years, quarter_guard
+from edgar_rag.question.periods import asked_fiscal_years, describe_years, quarter_guard
 from edgar_rag.question.reading import (
     Kind,
     Question,
@@ -69,6 +71,11 @@ from edgar_rag.question.reading import (
     sets_against,
 )
 from edgar_rag.question.request import Premise, Transform
+from edgar_rag.question.verdicts import (
+    read_most_cash_activity,
+    read_named_calculation,
+    read_yes_no_figure,
+)
 from edgar_rag.question.words import lower_words, names_share, prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.rules import ANNUAL_FORMS, fiscal_year_of_day, parse_day
@@ -299,7 +306,13 @@ class Answerer:
         started = time.perf_counter()
         planned = None
         if self.computed is not None:
-            planned = self.computed.answer(question, scope, _year_of_header)
+            planned = self._yes_or_no(text, scope) or self.computed.answer(
+                question, scope, _year_of_header
+            )
+            if planned is None:
+                planned = self._named_calculation(text, scope)
+            if planned is None and (year := read_most_cash_activity(text)) is not None:
+                planned = self.computed.most_cash_activity(year, scope, _year_of_header)
         compute_ms = _ms_since(started)
         prose = question.kind is Kind.NARRATIVE or (self.computed is not None and planned is None)
         # A computation or comparison code cannot plan ("what share of its revenue came from
@@ -389,6 +402,27 @@ class Answerer:
             detail=f"{problem}, which the question asks about",
         )
 
+    def _yes_or_no(self, text: str, scope: Scope) -> Computed | None:
+        """A yes-or-no question a figure decides, answered from that figure computed in code
+        (``answer.yes_no``); None when it is no such question or the figure is not computed."""
+        asked = read_yes_no_figure(text)
+        if asked is None or self.computed is None:
+            return None
+        figure = read_question(asked.figure_question, scope.filing, self.directory)
+        found = self.computed.answer(figure, scope, _year_of_header)
+        return decide_yes_no(asked, found) if isinstance(found, Computed) else None
+
+    def _named_calculation(self, text: str, scope: Scope) -> Computed | None:
+        """A question code could not plan as worded, answered from the figure one of its
+        sentences names to compute ("Calculate inventory turnover ratio for FY2022"), when code
+        computes it; else None (the model reads the passages)."""
+        asked = read_named_calculation(text)
+        if asked is None or self.computed is None:
+            return None
+        figure = read_question(asked, scope.filing, self.directory)
+        found = self.computed.answer(figure, scope, _year_of_header)
+        return found if isinstance(found, Computed) else None
+
     def narrow(self, question: Question, scope: Scope) -> Scope:
         """The filing a corpus-wide question is asked of when it names a company first (others
         it names are then its customers, rivals or partners: "How dependent is Apple on
@@ -455,6 +489,36 @@ class Answerer:
             return f"the question asks about {first[0].name}, whose 10-K filings are not indexed"
         return None
 
+    def unindexed_period(self, question: Question, scope: Scope) -> str | None:
+        """Why a corpus-wide question about one company is declined ``out_of_period``: it
+        names a fiscal year later than the year after that company's latest indexed filing
+        (whose cover may speak of the months after its year end), so no indexed filing of it
+        can be of that year (AMD's fiscal 2022 asked of an index holding its 10-K for 2015);
+        else None."""
+        if not scope.corpus_wide or not question.companies or sets_against(question.text):
+            return None
+        first = question.companies[0].companies
+        if len(first) != 1 or first[0].cik is None:
+            return None
+        try:
+            latest = self.searcher.index.resolve_scope(cik=first[0].cik).filing
+        except NotFoundError:
+            return None
+        if latest is None:
+            return None
+        later = sorted(
+            year
+            for year in asked_fiscal_years(question.text, latest)
+            if year > latest.fiscal_year + 1
+        )
+        if not later:
+            return None
+        reported = latest.years_reported or (latest.fiscal_year,)
+        return (
+            f"the question names fiscal {describe_years(later)}; the latest indexed filing of "
+            f"{first[0].name} reports fiscal {describe_years(reported)}"
+        )
+
     def screen(
         self, prepared: Prepared, gate_name: str
     ) -> tuple[Reason, str | None, float | None] | None:
@@ -463,6 +527,9 @@ class Answerer:
         unindexed = self.unindexed_company(prepared.question, prepared.scope)
         if unindexed is not None:
             return Reason.OUT_OF_SCOPE, unindexed, None
+        too_late = self.unindexed_period(prepared.question, prepared.scope)
+        if too_late is not None:
+            return Reason.OUT_OF_PERIOD, too_late, None
         if filing is not None and self.directory is not None:
             question = prepared.question
             other = company_guard(question.text, question.companies, filing)
@@ -592,6 +659,10 @@ class Answerer:
                 verdict = replace(
                     verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=problem
                 )
+        if verdict.ok and (wrong_way := comparison_contradicted(verdict.text)):
+            verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=wrong_way)
+        if verdict.ok and (of_quarter := quarter_for_year(question.text, verdict.text)):
+            verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=of_quarter)
         if verdict.ok and (unsaid := spoken(verdict.text, prepared.unsaid)):
             verdict = replace(
                 verdict,

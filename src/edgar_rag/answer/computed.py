@@ -23,7 +23,13 @@ from edgar_rag.answer.numbers import Figure, find_figures, states_change
 from edgar_rag.answer.verify import split_sentences, strip_markers
 from edgar_rag.domain import Citation, Fact, FigureSource, FilingMeta, Passage, Reason, Scope
 from edgar_rag.errors import NotFoundError
-from edgar_rag.figures.calculator import SCALE_WORDS, Calculation, CalculationDecline, Operand
+from edgar_rag.figures.calculator import (
+    SCALE_WORDS,
+    Calculation,
+    CalculationDecline,
+    Operand,
+    calculate,
+)
 from edgar_rag.figures.check import YearOfHeader, calculation_is_supported, operand_is_printed
 from edgar_rag.figures.formula import (
     Binary,
@@ -36,7 +42,7 @@ from edgar_rag.figures.formula import (
     render,
     shift,
 )
-from edgar_rag.figures.library import LineItem, MetricLibrary, ResultUnit
+from edgar_rag.figures.library import LineItem, MetricLibrary, PeriodKind, ResultUnit
 from edgar_rag.figures.parts import find_part
 from edgar_rag.figures.plan import (
     ComputationPlan,
@@ -175,6 +181,36 @@ class ComputedAnswers:
             return Computed(text, citations, None, detail)
         detail = "computed in code from the cited figures; no model wrote this"
         return Computed(text, citations, shown, detail)
+
+    def most_cash_activity(
+        self, year: int, scope: Scope, header_years: HeaderYears
+    ) -> Computed | Uncomputable | None:
+        """Which of the cash flow statement's activities brought in the most cash (or lost the
+        least) in fiscal ``year``: each activity's net cash flow looked up and cited, the
+        highest named first; None without a filing in scope."""
+        filing, filing_id = scope.filing, scope.filing_id
+        if filing is None or filing_id is None:
+            return None
+        parts: list[tuple[ComputationPlan, FilingMeta, Calculation]] = []
+        for item in _ACTIVITY_ITEMS:
+            plan = ComputationPlan(
+                name=item.key, formula=Ref(item.key), unit=ResultUnit.USD, decimals=None,
+                scale=None, fiscal_year=year, source="lookup", items=(item,),
+            )  # fmt: skip
+            result = self._compute_in(filing_id, filing, plan, year)
+            if isinstance(result, MissingFigure | CalculationDecline):
+                return Uncomputable(Reason.MISSING_FIGURE, result.detail)
+            parts.append((plan, filing, result))
+        written = self._write(parts, header_years)
+        if isinstance(written, Uncomputable):
+            return written
+        text, citations, _ = written
+        top = max(parts, key=lambda part: part[2].value)[0].name.removeprefix("cash_")
+        said = f"{top.capitalize()} activities brought in the most cash in fiscal {year}: {text}"
+        detail = (
+            "each activity's net cash flow looked up in the filing's statement; no model wrote this"
+        )
+        return Computed(said, citations, None, detail)
 
     def _premise_contradicted(
         self, question: Question, scope: Scope, header_years: HeaderYears
@@ -914,6 +950,8 @@ def _result_in_words(plan: ComputationPlan, calculation: Calculation, name: str)
                 return f"{name} was unchanged {since}"
             moved = "fell" if falls else "rose"
             by = " by" if plan.transform is Transform.AMOUNT_CHANGE else ""
+            if calculation.unit is ResultUnit.POINTS:
+                since = _point_levels(plan.formula, calculation) or since
             return f"{name} {moved}{by} {amount} {since}"
         case Transform.CAGR:
             moved = "fell" if falls else "grew"
@@ -921,6 +959,26 @@ def _result_in_words(plan: ComputationPlan, calculation: Calculation, name: str)
         case Transform.AVERAGE:
             return f"{name} averaged {calculation.text()} over fiscal {first} to fiscal {year}"
     return f"{name} {_verb(name)} {calculation.text()} in fiscal {year}"
+
+
+def _point_levels(formula: Expr, calculation: Calculation) -> str | None:
+    """``from 20.2% in fiscal 2021 to 22.9% in fiscal 2022``: the two percentages a change in
+    percentage points is the difference of, each computed from the cited operands; None when
+    the formula is not one percentage less another."""
+    if not (isinstance(formula, Binary) and formula.op == "-"):
+        return None
+    levels = [
+        calculate(side, calculation.fiscal_year, calculation.operands, ResultUnit.PERCENT)
+        for side in (formula.right, formula.left)
+    ]
+    if not all(isinstance(level, Calculation) for level in levels):
+        return None
+    (earlier, later) = (level for level in levels if isinstance(level, Calculation))
+    first = calculation.fiscal_year + min((ref.offset for ref in refs(formula.right)), default=0)
+    return (
+        f"from {earlier.text()} in fiscal {first} to {later.text()} in fiscal "
+        f"{calculation.fiscal_year}"
+    )
 
 
 def _named_leaf(calculation: Calculation) -> Callable[[Ref], str]:
@@ -934,6 +992,26 @@ def _named_leaf(calculation: Calculation) -> Callable[[Ref], str]:
         return f"average {label}{when}" if ref.average else f"{label}{when}"
 
     return leaf
+
+
+def _activity_item(activity: str, concept: str, *rows: str) -> LineItem:
+    """The net cash flow of one activity of the cash flow statement, as a line item."""
+    return LineItem(
+        key=f"cash_{activity}", label=f"net cash from {activity} activities",
+        statement="cash_flow", period=PeriodKind.DURATION, unit=Dimension.USD,
+        concepts=(concept,), alternates=(), synonyms=(),
+        rows=(f"*cash*{activity} activities", *rows, "!*discontinued*", "!*continuing*"),
+    )  # fmt: skip
+
+
+_ACTIVITY_ITEMS = (
+    _activity_item("operating", "us-gaap:NetCashProvidedByUsedInOperatingActivities",
+                   "*cash*by operations", "*cash*from operations"),
+    _activity_item("investing", "us-gaap:NetCashProvidedByUsedInInvestingActivities"),
+    _activity_item("financing", "us-gaap:NetCashProvidedByUsedInFinancingActivities"),
+)  # fmt: skip
+"""Each activity's net cash flow: its total row ("Total cash provided by operating activities",
+"Cash provided (used) by operations"), never that of continuing or discontinued operations."""
 
 
 _DIVIDEND = re.compile(r"^.*\bdividends?\b", re.I | re.S)
@@ -1092,10 +1170,13 @@ def _citation(marker: int, passage: Passage, start: int, end: int) -> Citation:
 
 def display_company(name: str) -> str:
     """A filer's name as a sentence writes it: ``HOME DEPOT, INC.`` is ``Home Depot``,
-    ``Apple Inc.`` is ``Apple`` (its legal form, ``rules.LEGAL_FORMS``, left out)."""
+    ``Apple Inc.`` is ``Apple`` (its legal form, ``rules.LEGAL_FORMS``, left out), ``The Boeing
+    Company`` is ``Boeing`` (a sentence says "Boeing's", not "The Boeing's")."""
     words = re.sub(r"/[A-Z]{2,3}/?$", "", name.strip()).replace(",", " ").split()  # CORP/OH/
     while len(words) > 1 and words[-1].lower().strip(".") in LEGAL_FORMS:
         words.pop()
+    if len(words) > 1 and words[0].lower() == "the":
+        words.pop(0)
     return display_name(" ".join(words).strip(" ,."))
 
 

@@ -65,6 +65,9 @@ class Part:
     """How a sentence names it: ``Greater China``."""
 
 
+_EXPENSE_CONCEPT = re.compile(r":(?:CostOf\w*|\w*Expense\w*)$")
+
+
 @dataclass(frozen=True, slots=True)
 class LineItem:
     """One figure a statement reports, and how filers tag and label it."""
@@ -118,6 +121,15 @@ class LineItem:
     @property
     def all_concepts(self) -> tuple[str, ...]:
         return self.concepts + self.alternates
+
+    @property
+    def expense(self) -> bool:
+        """A cost on the income statement: its preferred concept is one of the taxonomy's
+        debit-balance expenses (``CostOfRevenue``, ``IncomeTaxExpenseBenefit``), positive for a
+        cost however a statement prints it (``figures.signs``)."""
+        return self.statement == "income" and any(
+            _EXPENSE_CONCEPT.search(concept) for concept in self.concepts[:1]
+        )
 
     @property
     def row_names(self) -> tuple[str, ...]:

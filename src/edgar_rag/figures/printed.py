@@ -26,6 +26,15 @@ from edgar_rag.figures.resolve import TRAILING_NOTE, part_of
 from edgar_rag.question.words import lower_words, stem
 from edgar_rag.rules import same_day
 
+_PAYMENT = re.compile(
+    r"(?:cash\s+)?(?:dividends?\s+paid|payments?\b|purchases?\s+of|repurchases?\s+of|"
+    r"acquisitions?\s+of|additions?\s+to|capital\s+expenditures|repayments?\s+of|"
+    r"distributions?\s+(?:paid|to))",
+    re.IGNORECASE,
+)
+"""A cash flow row's own label naming a payment: printed in parentheses, it is an outflow
+(``Dividends paid to common shareholders (4,048)`` paid 4,048), as the library's
+``printed = "outflow"`` items are."""
 _UNITS = {"usd": Dimension.USD, "usd/shares": Dimension.USD_PER_SHARE, "pure": Dimension.PURE}
 """The units a printed line is looked up in (the planner's line-item units); a percentage
 read from an untagged line is ``pure``, its value a fraction (``59.9%`` is 0.599)."""
@@ -91,7 +100,9 @@ class PrintedLine:
             synonyms=(phrase.lower(),),
             rows=(TRAILING_NOTE.sub("", self.label),) if is_row else (),
             part=None if tagged is None else Part(*tagged, self.label),
-        )
+            outflow=is_row and statement == "cash_flow" and fact.value < 0
+            and _PAYMENT.match(self.label.rsplit(": ", 1)[-1]) is not None,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

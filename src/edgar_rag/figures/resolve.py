@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 from fnmatch import fnmatchcase
+from itertools import pairwise
 from typing import Protocol
 
 from edgar_rag.domain import Fact, FigureSource, FilingMeta
@@ -39,6 +40,7 @@ from edgar_rag.figures.library import (
     PeriodKind,
     ResultUnit,
 )
+from edgar_rag.figures.signs import INCOME_STATEMENT, expense_row_value
 from edgar_rag.rules import DAYS_PER_YEAR, fiscal_year_at
 
 MISSING_FIGURE = "missing_figure"
@@ -325,13 +327,19 @@ def _printed_row(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fa
     (``Revenues: Total revenues`` before ``Revenues: Net sales``); a label an exclusion
     (``!*noncontrolling*``) matches never counts."""
     excluded = [_label_key(row[1:]) for row in item.rows if row.startswith("!")]
+    ends = _first_statement_ends(figures.facts)
     printed = [
         (key, fact)
         for fact in _of_period(figures, item, fiscal_year)
-        if not fact.concept and fact.label is not None and _in_statement(fact, item)
+        if not fact.concept
+        and fact.label is not None
+        and _in_statement(fact, item)
+        and (fact.offset is None or fact.offset <= ends.get(fact.statement, fact.offset))
         for key in [_label_key(TRAILING_NOTE.sub("", fact.label.rsplit(": ", 1)[-1]))]
         if not any(fnmatchcase(key, pattern) for pattern in excluded)
     ]
+    gross = _before_depreciation(figures.facts)
+    printed = [(key, fact) for key, fact in printed if fact.offset not in gross]
     for row in item.rows:
         if not row.startswith("!"):
             pattern = _label_key(row)
@@ -339,6 +347,56 @@ def _printed_row(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fa
             if matched:
                 return _the_one(matched)
     return None
+
+
+_DEPRECIATION = re.compile(r"(?:less:?\s+)?accumulated\s+depreciation\b", re.IGNORECASE)
+"""A row's own label that deducts depreciation ("Less: Accumulated depreciation"), not one that
+names it in passing ("Property, plant and equipment, net of accumulated depreciation")."""
+
+
+def _before_depreciation(facts: Sequence[Fact]) -> set[int]:
+    """The offsets of rows printed just above a row of accumulated depreciation in their
+    column: a gross amount the next row is deducted from (3M's "Property, plant and equipment
+    24,873" above "Less: Accumulated depreciation (16,135)"), never the net one a balance sheet
+    shows under the same bare label when it prints no deduction (Pfizer's 14,882)."""
+    columns: dict[tuple[object, ...], list[Fact]] = {}
+    for fact in facts:
+        if not fact.concept and fact.offset is not None and fact.label:
+            key = (fact.statement, fact.period_start, fact.period_end)
+            columns.setdefault(key, []).append(fact)
+    gross: set[int] = set()
+    for column in columns.values():
+        column.sort(key=lambda fact: fact.offset or 0)
+        for above, below in pairwise(column):
+            own = (below.label or "").rsplit(": ", 1)[-1]
+            if above.offset is not None and _DEPRECIATION.match(own):
+                gross.add(above.offset)
+    return gross
+
+
+STATEMENT_GAP_CHARS = 20_000
+"""Text between two rows of one kind of statement that parts two statements: a statement's
+rows, over a page break too, lie within a few thousand characters of each other (at most 2,000
+in the 74 FinanceBench documents), a later statement of the same kind 58,000 or more on."""
+
+
+def _first_statement_ends(facts: Sequence[Fact]) -> dict[str | None, int]:
+    """Where the first statement of each kind ends, by the offset of its last row. A 10-K prints
+    the registrant's statements first; one of the same kind later on is another entity's (MGM's
+    2018 10-K prints a subsidiary's "CONSOLIDATED BALANCE SHEETS" 117 pages after its own,
+    Amcor's 2023 10-K its guarantors'), so a row is read from the first alone."""
+    by_kind: dict[str | None, list[int]] = {}
+    for fact in facts:
+        if not fact.concept and fact.offset is not None:
+            by_kind.setdefault(fact.statement, []).append(fact.offset)
+    ends: dict[str | None, int] = {}
+    for kind, offsets in by_kind.items():
+        ordered = sorted(offsets)
+        ends[kind] = next(
+            (a for a, b in pairwise(ordered) if b - a > STATEMENT_GAP_CHARS),
+            ordered[-1],
+        )
+    return ends
 
 
 def _in_statement(fact: Fact, item: LineItem) -> bool:
@@ -400,6 +458,9 @@ def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigure
     value = _decimal(fact.value)
     if row_label is not None and item.outflow:
         value = -value  # a row is signed as printed, "(1,577)"; a payment's XBRL value is positive
+    elif row_label is not None and item.expense and fact.statement == INCOME_STATEMENT:
+        value = expense_row_value(fact, value, figures.facts)
+    negated = row_label is not None and value != 0 and (value > 0) != (fact.value > 0)
 
     def where(shown: Fact) -> FigureRef:
         return FigureRef(
@@ -424,7 +485,7 @@ def _operand(item: LineItem, fiscal_year: int, fact: Fact, figures: FilingFigure
         period_start=fact.period_start,
         period_end=fact.period_end,
         citation=where(fact),
-        outflow=item.outflow,
+        outflow=item.outflow or negated,
         displays=tuple(where(other) for other in _same_printing(item, fact, figures.facts)),
     )
 

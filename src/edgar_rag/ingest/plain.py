@@ -38,6 +38,9 @@ _NOT_A_NAME = re.compile(
     re.IGNORECASE,
 )
 _LETTER = re.compile(r"[A-Za-z]")
+_SMALL_CAPS = re.compile(r"(?<![^\s])([A-Z]) ([A-Z]{2,})\b")
+"""A word set in small capitals, its larger initial read apart from the rest: MGM's 2018 cover
+prints "MGM R ESORTS I NTERNATIONAL" (an initial written alone carries a period: "J. M.")."""
 _MAX_NAME_WORDS = 10
 
 
@@ -176,12 +179,15 @@ def _name_in(segment: str) -> str | None:
     parts = [part for part in parts if _LETTER.search(part)]
     if not parts:
         return None
-    if len(parts) > 1 and not any(" " in part for part in parts):
+    if len(parts) > 1 and _SMALL_CAPS.search(" ".join(parts)):
+        name = " ".join(parts)  # a name in small capitals, its initials a line apart
+    elif len(parts) > 1 and not any(" " in part for part in parts):
         name = " ".join(parts)  # PDFium gave the cover one word a line
     elif len(parts) > 1 and _NAME_GOES_ON.match(parts[-1]):
         name = f"{parts[-2]} {parts[-1]}"
     else:
         name = parts[-1]
+    name = _SMALL_CAPS.sub(r"\1\2", name)
     name = re.sub(r"\s+([.,])", r"\1", name).strip(" ,;:-")
     if len(name) < 2 or len(name.split()) > _MAX_NAME_WORDS or _NOT_A_NAME.search(name):
         return None
