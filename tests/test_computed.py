@@ -61,6 +61,19 @@ def ask(
     return answerer.answer(question, index.resolve_scope(ticker=ticker, fiscal_year=year))
 
 
+def corpus_answerer(index: SqliteIndex) -> Answerer:
+    """The answer path with no scope: the companies a question names are looked up."""
+    return Answerer(
+        searcher=Searcher(index, HashingEmbedder()),
+        generator=NoModel(),  # type: ignore[arg-type]
+        draw_token=lambda request: draw_refusal_token(b"test", request),
+        directory=CompanyDirectory.from_edgartools(
+            [(s.company, s.ticker, s.cik) for s in index.filings()]
+        ),
+        computed=ComputedAnswers(index, load_library()),
+    )
+
+
 def cite(needle: str, sentence: str) -> Callable[[Prompt], str]:
     """A model reply citing the first passage of the prompt that prints ``needle``."""
     return lambda prompt: sentence.format(marker=marker_of(prompt, needle))
@@ -257,15 +270,7 @@ def test_a_filer_is_named_as_a_sentence_would(filer: str, shown: str) -> None:
 
 
 def test_two_companies_are_compared_each_in_its_own_filing(index: SqliteIndex) -> None:
-    answerer = Answerer(
-        searcher=Searcher(index, HashingEmbedder()),
-        generator=NoModel(),  # type: ignore[arg-type]
-        draw_token=lambda request: draw_refusal_token(b"test", request),
-        directory=CompanyDirectory.from_edgartools(
-            [(s.company, s.ticker, s.cik) for s in index.filings()]
-        ),
-        computed=ComputedAnswers(index, load_library()),
-    )
+    answerer = corpus_answerer(index)
     response = answerer.answer("Compare Apple's and Home Depot's gross margin", Scope())
     assert response.reason is None, response.detail
     assert response.text is not None
@@ -404,23 +409,11 @@ class Refusing:
         return Generation(text=prompt.refusal_token, model=self.name)
 
 
-def _corpus_answerer(index: SqliteIndex) -> Answerer:
-    return Answerer(
-        searcher=Searcher(index, HashingEmbedder()),
-        generator=NoModel(),  # type: ignore[arg-type]
-        draw_token=lambda request: draw_refusal_token(b"test", request),
-        directory=CompanyDirectory.from_edgartools(
-            [(s.company, s.ticker, s.cik) for s in index.filings()]
-        ),
-        computed=ComputedAnswers(index, load_library()),
-    )
-
-
 def test_a_year_a_later_filing_reports_is_answered_from_it_with_no_scope(
     index: SqliteIndex,
 ) -> None:
     """Apple's fiscal 2023 sales are a comparative column of its fiscal 2025 10-K."""
-    response = _corpus_answerer(index).answer("What was Apple's revenue in fiscal 2023?", Scope())
+    response = corpus_answerer(index).answer("What was Apple's revenue in fiscal 2023?", Scope())
     assert response.reason is None, response.detail
     assert response.text is not None
     assert "$383,285 million in fiscal 2023" in response.text
@@ -429,7 +422,7 @@ def test_a_year_a_later_filing_reports_is_answered_from_it_with_no_scope(
 def test_a_year_no_filing_reports_and_a_company_not_indexed_decline_before_any_model(
     index: SqliteIndex,
 ) -> None:
-    answerer = _corpus_answerer(index)
+    answerer = corpus_answerer(index)
     early = answerer.answer("What was Apple's revenue in fiscal 2015?", Scope())
     assert early.reason is Reason.OUT_OF_PERIOD
     other = answerer.answer("What was Microsoft's revenue in fiscal 2024?", Scope())
@@ -653,15 +646,7 @@ def test_a_whole_written_after_the_parts_divides_all_of_them(index: SqliteIndex)
 def test_each_company_compared_is_answered_in_the_year_written_after_it(
     index: SqliteIndex,
 ) -> None:
-    answerer = Answerer(
-        searcher=Searcher(index, HashingEmbedder()),
-        generator=NoModel(),  # type: ignore[arg-type]
-        draw_token=lambda request: draw_refusal_token(b"test", request),
-        directory=CompanyDirectory.from_edgartools(
-            [(s.company, s.ticker, s.cik) for s in index.filings()]
-        ),
-        computed=ComputedAnswers(index, load_library()),
-    )
+    answerer = corpus_answerer(index)
     response = answerer.answer(
         "Compare Apple's net income in fiscal 2025 with Home Depot's net income in fiscal 2024.",
         Scope(),

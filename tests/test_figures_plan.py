@@ -264,3 +264,13 @@ def test_per_share_figures_are_the_common_shareholders_own() -> None:
         "for 2023?"
     )
     assert plan.formula_text == "diluted_eps"
+
+
+def test_a_lines_percent_margin_is_that_line_over_revenue() -> None:
+    plan = _plan(
+        "What is the FY2015 depreciation and amortization (D&A from cash flow statement) % "
+        "margin for AMD?"
+    )
+    assert plan.formula_text == "depreciation_and_amortization / revenue"
+    assert plan.unit is ResultUnit.PERCENT
+    assert _left_to_the_model(_planned("What was P&G's net interest margin in fiscal 2025?"))

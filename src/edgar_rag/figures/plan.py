@@ -344,6 +344,12 @@ def _measure(request: Request, library: MetricLibrary) -> _Measured | Unplanned 
         return None
     rest = blank(text, [span for span, _ in spans])
     ref = Ref(item.key, 0, request.average_balance and item.period is PeriodKind.INSTANT)
+    margin = next(
+        (m for (_, end), _ in spans if (m := _MARGIN_AFTER.match(text, end)) is not None), None
+    )
+    if whole is None and margin is not None and item.unit is Dimension.USD:
+        whole = library.items["revenue"]  # "the D&A % margin": the line over revenue
+        rest = blank(rest, [margin.span()])
     if whole is not None:
         if item.unit is not Dimension.USD or whole.unit is not Dimension.USD:
             return Unplanned(f"{item.label} as a share of {whole.label}", decline=True)
@@ -532,6 +538,9 @@ _SHARE_OF = re.compile(
 )
 """A part of a whole asked ("what share of its net income", "as a percentage of revenue"):
 the line item named right after it is the whole (its possessive and fiscal year aside)."""
+_MARGIN_AFTER = re.compile(r"\s*(?:\([^()]*\)\s*)?%\s*margin\b", re.IGNORECASE)
+"""A line item's "% margin" ("the D&A % margin"): that line as a share of revenue. A bare
+"margin" after a line's words is a metric of its own ("net interest margin"), never this."""
 _ASKS_SHARE = re.compile(
     r"\b(?<!per\s)(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b|%\s+of\b",
     re.IGNORECASE,
