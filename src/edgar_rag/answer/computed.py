@@ -316,13 +316,16 @@ class ComputedAnswers:
         cash flow, less finance lease payments): the one line it prints under the measure's
         name, looked up for the asked year; None when no one line is, or it has no such year."""
         metric = self.library.metrics[plan.name]
+        if metric.unit not in (ResultUnit.USD, ResultUnit.USD_PER_SHARE):
+            return None
         lines = self._printed_lines(filing_id, filing)
         line = match_line(open_words(metric.name), lower_words(metric.name), lines)
-        if not isinstance(line, PrintedLine) or _UNITS_OF.get(line.item(metric.name).unit) != (
-            metric.unit
-        ):
+        if not isinstance(line, PrintedLine):
             return None
-        item = replace(line.item(metric.name), key=_OWN_PREFIX + line.item(metric.name).key)
+        printed = line.item(metric.name)
+        if printed.unit is not metric.unit.dimension:
+            return None
+        item = replace(printed, key=_OWN_PREFIX + printed.key)
         own = ComputationPlan(
             item.key, Ref(item.key), metric.unit, plan.decimals, plan.scale, plan.fiscal_year,
             "lookup", items=(item,),
@@ -1033,7 +1036,6 @@ def _printed(calculation: Calculation) -> str:
 
 _OWN_PREFIX = "own_"
 """Keys a filer's own measure's line apart from the library's metric of the same name."""
-_UNITS_OF = {Dimension.USD: ResultUnit.USD, Dimension.USD_PER_SHARE: ResultUnit.USD_PER_SHARE}
 _PROFIT = re.compile(r"\b(?:income|earnings|profit)\b(?!\s+tax)")
 """A result that is a loss when negative: "operating income" of -17,729 is an operating loss."""
 _WRITTEN_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")

@@ -47,6 +47,7 @@ from edgar_rag.figures.stated import (
     read_written_formula,
 )
 from edgar_rag.question.request import Request, Transform, blank, open_words, read_request
+from edgar_rag.question.words import SHARE_NOUNS
 
 
 @dataclass(frozen=True, slots=True)
@@ -531,9 +532,8 @@ _ITEM_UNITS = {
     Dimension.PURE: ResultUnit.PERCENT,  # a percentage a filing prints ("Operating ratio (%)")
 }
 _SHARE_OF = re.compile(
-    r"\b(?:(?:as\s+an?\s+|what\s+)?(?<!per\s)(?:share|percent(?:age)?|%|portion|proportion|"
-    r"fraction)\s+"
-    r"of|relative\s+to)\s+(?:its\s+|the\s+|their\s+)?(?:\S+\s+){0,2}?(?=\S)",
+    rf"\b(?:(?:as\s+an?\s+|what\s+)?(?:{SHARE_NOUNS}|%)\s+of|relative\s+to)\s+"
+    r"(?:its\s+|the\s+|their\s+)?(?:\S+\s+){0,2}?(?=\S)",
     re.IGNORECASE,
 )
 """A part of a whole asked ("what share of its net income", "as a percentage of revenue"):
@@ -541,10 +541,7 @@ the line item named right after it is the whole (its possessive and fiscal year 
 _MARGIN_AFTER = re.compile(r"\s*(?:\([^()]*\)\s*)?%\s*margin\b", re.IGNORECASE)
 """A line item's "% margin" ("the D&A % margin"): that line as a share of revenue. A bare
 "margin" after a line's words is a metric of its own ("net interest margin"), never this."""
-_ASKS_SHARE = re.compile(
-    r"\b(?<!per\s)(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b|%\s+of\b",
-    re.IGNORECASE,
-)
+_ASKS_SHARE = re.compile(rf"\b{SHARE_NOUNS}\s+of\b|%\s+of\b", re.IGNORECASE)
 """A part of a whole asked for: what a line item alone never answers ("per share of Class C
 stock" asks none)."""
 _ASKS_EFFECT = re.compile(

@@ -195,9 +195,10 @@ _HOW_MANY = re.compile(
     re.IGNORECASE,
 )
 """A count or an amount asked for: the words that say of what ("how many stores did")."""
-_SHARE_OF = re.compile(
-    r"\b(?<!per\s)(?:share|percent(?:age)?|portion|proportion|fraction)\s+of\b", re.I
-)
+SHARE_NOUNS = r"(?<!per\s)(?:share|percent(?:age)?|portion|proportion|fraction)"
+"""The nouns that ask a part of a whole when "of" follows ("share of", "percentage of"), never
+after "per" ("per share of Class C stock"): one pattern for every reader of a share."""
+_SHARE_OF = re.compile(rf"\b{SHARE_NOUNS}\s+of\b", re.I)
 
 
 def names_share(text: str) -> bool:
