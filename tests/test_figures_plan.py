@@ -274,3 +274,17 @@ def test_a_lines_percent_margin_is_that_line_over_revenue() -> None:
     assert plan.formula_text == "depreciation_and_amortization / revenue"
     assert plan.unit is ResultUnit.PERCENT
     assert _left_to_the_model(_planned("What was P&G's net interest margin in fiscal 2025?"))
+
+
+def test_a_change_of_a_ratio_is_its_difference_in_the_ratio_s_own_unit() -> None:
+    """ "How much did Amcor's quick ratio change from FY2022 to FY2023?" (the figure a yes-or-no
+    "improved or declined" is decided by): the later ratio less the earlier, as a ratio; a
+    change of days in days. A change of a change in points is no figure code plans."""
+    ratio = _plan("How much did Amcor's quick ratio change from FY2022 to FY2023?")
+    assert (ratio.formula_text, ratio.unit) == (
+        "(current_assets - inventory) / current_liabilities - (current_assets[-1] - "
+        "inventory[-1]) / current_liabilities[-1]",
+        ResultUnit.RATIO,
+    )
+    days = _plan("How much did Apple's days sales outstanding change from 2023 to 2024?")
+    assert days.unit is ResultUnit.DAYS

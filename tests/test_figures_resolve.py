@@ -288,7 +288,7 @@ def test_a_line_the_filing_does_not_print_is_derived_from_the_lines_that_give_it
     assert result.formula == "(revenue - cost_of_revenue) / revenue"
     assert result.text() == "33.4%"  # as from the printed gross profit (53,308 / 159,514)
     part = LIBRARY.items["gross_profit"].of_part(replace_part())
-    assert part.derived is None  # a segment's line is never derived from the company's
+    assert part.derived == ()  # a segment's line is never derived from the company's
 
 
 def replace_part() -> Part:
@@ -314,3 +314,34 @@ def test_a_10k_with_schedule_ii_alone_gives_net_income_and_equity_from_it() -> N
     assert not isinstance(equity, MissingFigure), equity
     assert equity.value == Decimal("20277100000")
     assert isinstance(resolve_operand(LIBRARY.items["revenue"], 2023, [figures]), MissingFigure)
+
+
+def test_a_total_printed_only_as_its_parts_is_their_sum_even_asked_alone() -> None:
+    """Verizon's 2022 balance sheet (FinanceBench's PDF) prints "Debt maturing within one year"
+    and "Long-term debt" and no total: total debt is their sum, by the first derivation whose
+    lines it prints, asked alone or inside a change. Gross profit asked alone is not derived."""
+    meta, end = _pdf_filing("VZ", "Verizon", 2022)
+    before = date(2021, 12, 31)
+    rows = (
+        _row("Current liabilities: Debt maturing within one year", 9_963e6, "9,963", end,
+             "balance_sheet"),
+        _row("Current liabilities: Debt maturing within one year", 7_443e6, "7,443", before,
+             "balance_sheet"),
+        _row("Long-term debt", 140_676e6, "140,676", end, "balance_sheet"),
+        _row("Long-term debt", 143_425e6, "143,425", before, "balance_sheet"),
+        _row("Total operating revenues", 136_835e6, "136,835", end, "income_statement"),
+    )  # fmt: skip
+    figures = FilingFigures(None, meta, rows)
+    usd = ResultUnit.USD
+    total = compute_formula(parse_formula("total_debt"), 2022, LIBRARY, [figures], unit=usd)
+    assert isinstance(total, Calculation), total
+    assert total.formula == "current_debt + long_term_debt"
+    assert total.value == Decimal("150639e6")
+    change = compute_formula(
+        parse_formula("total_debt - total_debt[-1]"), 2022, LIBRARY, [figures], unit=usd
+    )
+    assert isinstance(change, Calculation), change
+    assert change.value == Decimal("-229e6")
+    alone = compute_formula(parse_formula("gross_profit"), 2022, LIBRARY, [figures], unit=usd)
+    assert isinstance(alone, MissingFigure)
+    assert alone.item == "gross_profit"

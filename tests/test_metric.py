@@ -349,3 +349,16 @@ def test_a_count_of_another_class_of_stock_does_not_answer() -> None:
     assert not figure_names_metric(answer, [line], *check, question.share_class)
     of_a = line.replace("23", "3,098").replace("Class B", "Class A")
     assert figure_names_metric("There were 3,098 [1].", [of_a], *check, question.share_class)
+
+
+def test_the_pronoun_that_joins_a_verb_to_the_figure_is_no_word_of_it() -> None:
+    """ "The cash proceeds that JnJ realised from the separation of Kenvue": the line printing
+    "$13.2 billion in cash proceeds" names it; "that" is no word a line must say."""
+    asked = (
+        "What is the amount of the cash proceeds that JnJ realised from the separation of "
+        "Kenvue, as of August 30, 2023?"
+    )
+    words = metric_words(asked, "Johnson & Johnson", "JnJ")
+    assert "that" not in words
+    line = "The Company generated $13.2 billion in cash proceeds as result of the Kenvue offering"
+    assert figure_names_metric("It generated $13.2 billion in cash proceeds [1].", [line], words)

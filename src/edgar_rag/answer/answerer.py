@@ -802,7 +802,7 @@ def _reported_period(
         reason=Reason.UNSUPPORTED_CLAIM,
         detail=f"the answer states a figure, but the question asks about "
         f"{' and '.join(f'fiscal {y}' for y in sorted(named))} and this filing reports fiscal "
-        f"{filing.years_reported[0]} to {filing.years_reported[-1]}",
+        f"{describe_years(filing.years_reported)}",
     )
 
 
@@ -875,10 +875,8 @@ def _answer_note(
         notes.append(f"the model quoted a whole table row; {TRIMMED_NOTE}")
     if filing is not None and asked and filing.years_reported:
         names = " and ".join(f"fiscal {year}" for year in sorted(asked))
-        first, last = filing.years_reported[0], filing.years_reported[-1]
-        notes.insert(
-            0, f"the question asks about {names}; this filing reports fiscal {first} to {last}"
-        )
+        reported = describe_years(filing.years_reported)
+        notes.insert(0, f"the question asks about {names}; this filing reports fiscal {reported}")
     return "; ".join(notes) or None
 
 

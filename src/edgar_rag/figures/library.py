@@ -106,17 +106,22 @@ class LineItem:
     attributable to it (under the equity method: net income, shareholders' equity), so a 10-K
     whose consolidated statements are an exhibit not filed with it (Schedule II alone) gives
     it there."""
-    derived: Expr | None = None
+    derived: tuple[Expr, ...] = ()
     """How other line items of the same year give it when a filing prints no line of it (gross
     profit: ``revenue - cost_of_revenue``, for a filer whose income statement has no gross
-    profit row); the answer then shows those items, each cited."""
+    profit row), the first whose items the filing prints; the answer then shows those items,
+    each cited."""
+    derived_when_asked: bool = False
+    """A derivation answers a question asking this line itself, not only a formula over it: a
+    total the balance sheet prints only as its parts (total debt as the debt due within a year
+    and the debt due after it)."""
 
     def of_part(self, part: Part) -> LineItem:
         """This line of ``part`` (``Greater China revenue``), keyed apart from the company's
         (``revenue__aapl_greaterchinasegmentmember``)."""
         member = re.sub(r"\W+", "_", part.member).lower()  # a name the formula grammar reads
         return replace(self, key=f"{self.key}__{member}", label=f"{part.name} {self.label}",
-                       part=part, derived=None)  # fmt: skip  # never from the company's items
+                       part=part, derived=())  # fmt: skip  # never from the company's items
 
     @property
     def all_concepts(self) -> tuple[str, ...]:
@@ -264,8 +269,8 @@ def load_library(text: str | None = None) -> MetricLibrary:
     items = {key: _line_item(key, entry) for key, entry in raw.get("items", {}).items()}
     dimensions = {key: item.unit for key, item in items.items()}
     for item in items.values():
-        if item.derived is not None:
-            _check_derived(item, item.derived, dimensions)
+        for derivation in item.derived:
+            _check_derived(item, derivation, dimensions)
         if item.variant_of is not None and item.variant_of not in items:
             raise ConfigError(f"line item {item.key!r}: a variant of no item {item.variant_of!r}")
     metrics = {
@@ -317,13 +322,19 @@ def _line_item(key: str, entry: Mapping[str, Any]) -> LineItem:
             rows=tuple(entry.get("rows", ())),
             outflow=entry.get("printed") == "outflow",
             largest=entry.get("choose") == "largest",
-            derived=parse_formula(str(entry["derived"])) if "derived" in entry else None,
+            derived=tuple(parse_formula(str(d)) for d in _one_or_many(entry.get("derived", ()))),
+            derived_when_asked=entry.get("derived_when_asked") is True,
             registrant_same=entry.get("registrant") == "same",
             variant_of=str(entry["variant_of"]) if "variant_of" in entry else None,
             continuing=entry.get("continuing") is True,
         )
     except (KeyError, ValueError, FormulaError) as error:
         raise ConfigError(f"line item {key!r} of the metric library: {error}") from error
+
+
+def _one_or_many(value: Any) -> tuple[Any, ...]:
+    """A TOML value that is one entry or a list of them, as a tuple."""
+    return tuple(value) if isinstance(value, list | tuple) else (value,)
 
 
 def _metric(key: str, entry: Mapping[str, Any], dimensions: Mapping[str, Dimension]) -> Metric:

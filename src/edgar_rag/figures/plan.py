@@ -418,7 +418,7 @@ def _transformed(
             )
         growth = Binary("-", Binary("/", formula, earlier), Const(Decimal(1)))
         return growth, ResultUnit.PERCENT, "metric"
-    if unit not in (ResultUnit.USD, ResultUnit.USD_PER_SHARE, ResultUnit.PERCENT):
+    if unit is ResultUnit.POINTS:
         return Unplanned(f"a change of a {unit} figure", decline=True)
     return Binary("-", formula, earlier), ResultUnit.POINTS if percent else unit, "metric"
 

@@ -31,7 +31,7 @@ from edgar_rag.figures.calculator import (
     calculate,
     needed_operands,
 )
-from edgar_rag.figures.formula import Expr, Ref, map_refs
+from edgar_rag.figures.formula import Expr, Ref, map_refs, refs
 from edgar_rag.figures.library import (
     LineItem,
     Metric,
@@ -161,26 +161,47 @@ def compute_formula(
 ) -> Calculation | CalculationDecline | MissingFigure:
     """Any formula over the library's line items (a question's own) for one fiscal year; an
     operand no filing prints is derived from the others when the library says how (gross
-    profit as revenue less cost of revenue, inside a gross margin), each derivation once. A
-    line asked for itself is never derived: the filing does not report it."""
+    profit as revenue less cost of revenue, inside a gross margin), each derivation once, the
+    first of an item's derivations whose items the filing prints. A line asked for itself is
+    derived only when the library marks its derivation a total of its parts (total debt): the
+    filing does not report gross profit of a bank."""
     operands = resolve_operands(formula, fiscal_year, library, filings)
-    if not isinstance(operands, MissingFigure):
-        return calculate(
-            formula, fiscal_year, operands, unit, decimals=decimals, scale=scale, metric=metric
-        )
     first, derived = operands, set[str]()
-    while isinstance(operands, MissingFigure) and not isinstance(formula, Ref):
+    while isinstance(operands, MissingFigure):
         item = library.items.get(operands.item)
-        if item is None or item.derived is None or item.key in derived:
+        if item is None or not item.derived or item.key in derived:
             break  # nothing derives it: the first line missing is what is missing
-        formula = _derive(formula, item, item.derived)
+        if isinstance(formula, Ref) and not item.derived_when_asked:
+            break
         derived.add(item.key)
-        operands = resolve_operands(formula, fiscal_year, library, filings)
+        found = _first_printed(formula, item, fiscal_year, library, filings)
+        if found is None:
+            break
+        formula, operands = found
     if isinstance(operands, MissingFigure):
-        return first
+        return first if isinstance(first, MissingFigure) else operands
     return calculate(
         formula, fiscal_year, operands, unit, decimals=decimals, scale=scale, metric=metric
     )
+
+
+def _first_printed(
+    formula: Expr,
+    item: LineItem,
+    fiscal_year: int,
+    library: MetricLibrary,
+    filings: Sequence[FilingFigures],
+) -> tuple[Expr, list[Operand] | MissingFigure] | None:
+    """``formula`` with ``item`` replaced by the first of its derivations whose own items the
+    filings print, with its operands resolved (or the next line missing elsewhere in it); None
+    when every derivation misses one of its own items."""
+    for derivation in item.derived:
+        tried = _derive(formula, item, derivation)
+        operands = resolve_operands(tried, fiscal_year, library, filings)
+        own = {r.item for r in refs(derivation)}
+        if not isinstance(operands, MissingFigure) or operands.item not in own:
+            return tried, operands
+    return None
 
 
 def _derive(formula: Expr, item: LineItem, derivation: Expr) -> Expr:

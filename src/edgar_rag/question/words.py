@@ -162,11 +162,12 @@ def metric_words(question: str, company: str | None, *others: str) -> tuple[str,
 _LINKING = (
     "came come comes coming generated generate account accounts accounted attributable "
     "represent represents represented estimated estimate make makes made goes go out "
-    "among amongst between across within"
+    "that among amongst between across within"
 ).split()
 """Verbs that link the figure asked to its subject ("how much of its revenue came from its
-largest customer") and prepositions that place it ("sales among its largest wholesalers"): what
-a passage's sentence says in its own words, if at all."""
+largest customer"), the pronoun that joins a verb to it ("the cash proceeds that it realised"),
+and prepositions that place it ("sales among its largest wholesalers"): what a passage's
+sentence says in its own words, if at all."""
 _DEGREE = "any single large big significant major actually really".split()
 """Words of how big the figure asked may be ("does any single customer account for a large
 share"): the figure says it, no line need say it. A superlative stays: "its largest customer"
