@@ -17,6 +17,7 @@ from edgar_rag.cli import main
 from edgar_rag.compose import build_company_list
 from edgar_rag.domain import FilingHints, FilingMeta, RawFiling, SourceFormat
 from edgar_rag.errors import ParseError
+from edgar_rag.figures.resolve import fiscal_year_of
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.ingest.pipeline import read_filing
 from edgar_rag.question.periods import asked_quarters, quarter_guard
@@ -101,13 +102,58 @@ def test_financebench_names_give_form_quarter_and_date_as_hints() -> None:
     assert hints["3M_2018_10K.pdf"].form == "10-K"
 
 
-def test_a_quarter_s_statement_rows_are_figures_only_as_balances_on_their_printed_dates() -> None:
+def test_a_quarter_s_statement_rows_are_figures_over_the_periods_their_headings_print() -> None:
+    """MGM's second-quarter 10-Q: balances on the dates printed, and its statements of
+    operations and cash flows over the three and six months their headings name, each ending
+    on the quarter's end; a figure of a year is none of them."""
     (found,) = find_local_filings([PDFS / "MGMRESORTS_2023Q2_10Q.pdf"], build_company_list())
     rows = read_filing(found.load()).rows.values()
     assert {(row.statement, row.period_start, row.period_end) for row in rows} == {
         ("balance_sheet", None, date(2023, 6, 30)),
         ("balance_sheet", None, date(2022, 12, 31)),
+        *(
+            (statement, date(year, first, 1), date(year, 6, 30))
+            for statement in ("income_statement", "comprehensive_income")
+            for year in (2022, 2023)
+            for first in (1, 4)
+        ),
+        ("cash_flow", date(2022, 1, 1), date(2022, 6, 30)),
+        ("cash_flow", date(2023, 1, 1), date(2023, 6, 30)),
     }
+
+
+def test_a_quarter_s_columns_are_told_apart_by_their_spans_and_dates() -> None:
+    """Best Buy's second quarter (a 52-53 week year): "Three Months Ended" and "Six Months
+    Ended" over two dates each, and a balance sheet of three dates, two in one year; the rows
+    read with the span and date each column prints, and the quarter's balance is no year's."""
+    (found,) = find_local_filings([PDFS / "BESTBUY_2024Q2_10Q.pdf"], build_company_list())
+    read = read_filing(found.load())
+    revenue = {
+        (row.period_start, row.period_end): row.displayed
+        for row in read.rows.values()
+        if row.label == "Revenue"
+    }
+    assert revenue == {
+        (date(2023, 4, 30), date(2023, 7, 29)): "9,583",
+        (date(2022, 5, 1), date(2022, 7, 30)): "10,329",
+        (date(2023, 1, 30), date(2023, 7, 29)): "19,050",
+        (date(2022, 1, 31), date(2022, 7, 30)): "20,976",
+    }
+    assert "Revenue | Three months ended July 29, 2023: 9,583 |" in read.text
+    cash = {
+        row.period_end: row.displayed
+        for row in read.rows.values()
+        if (row.label or "").endswith("Cash and cash equivalents")
+        and row.statement == "balance_sheet"
+    }
+    assert cash == {
+        date(2023, 7, 29): "1,093",
+        date(2023, 1, 28): "1,874",
+        date(2022, 7, 30): "840",
+    }
+    # the year end beside the quarter is fiscal 2023's; the quarter's own end is no year's
+    assert fiscal_year_of(date(2023, 1, 28), read.meta) == 2023
+    assert fiscal_year_of(date(2023, 7, 29), read.meta) is None
 
 
 def test_a_document_whose_form_cannot_be_told_is_refused_naming_it() -> None:

@@ -11,6 +11,8 @@ from edgar_rag.rules import (
     fiscal_year_as_of,
     fiscal_year_at,
     fiscal_year_containing,
+    fiscal_year_in_quarter,
+    months_before,
 )
 
 META_2023_END = date(2023, 12, 31)
@@ -98,3 +100,24 @@ def test_a_mid_year_balance_date_is_inside_its_year_where_the_nearest_year_end_i
 def test_a_date_names_an_event_when_something_happened_on_it(sentence: str, event: bool) -> None:
     date_at = next(sentence.index(m) for m in ("Jan", "Feb", "Mar", "Aug", "Dec") if m in sentence)
     assert dates_an_event(sentence, date_at) is event
+
+
+def test_months_before_keeps_a_month_s_last_day_its_month_s_last() -> None:
+    assert months_before(date(2023, 6, 30), 3) == date(2023, 3, 31)  # a calendar quarter
+    assert months_before(date(2023, 7, 29), 3) == date(2023, 4, 29)  # a 52-53 week quarter
+    assert months_before(date(2022, 12, 31), 6) == date(2022, 6, 30)
+    assert months_before(date(2023, 2, 28), 9) == date(2022, 5, 31)
+    assert months_before(date(2023, 5, 31), 3) == date(2023, 2, 28)
+
+
+def test_a_date_of_a_quarter_s_report_is_of_the_fiscal_year_it_falls_in() -> None:
+    """Best Buy's second quarter of fiscal 2024 ended 2023-07-29 (its years end near February);
+    Amcor's second quarter of fiscal 2023 ended 2022-12-31 (its years end 30 June)."""
+    bby = date(2023, 7, 29)
+    assert fiscal_year_in_quarter(bby, bby, 2, 2024) == 2024
+    assert fiscal_year_in_quarter(date(2023, 1, 28), bby, 2, 2024) == 2023
+    assert fiscal_year_in_quarter(date(2022, 7, 30), bby, 2, 2024) == 2023
+    amcor = date(2022, 12, 31)
+    assert fiscal_year_in_quarter(amcor, amcor, 2, 2023) == 2023
+    assert fiscal_year_in_quarter(date(2022, 6, 30), amcor, 2, 2023) == 2022
+    assert fiscal_year_in_quarter(date(2021, 12, 31), amcor, 2, 2023) == 2022

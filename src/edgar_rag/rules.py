@@ -8,11 +8,12 @@ public companies edgartools ships, done once per process.
 
 from __future__ import annotations
 
+import calendar
 import importlib.util
 import math
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from functools import cache
 from itertools import takewhile
 from pathlib import Path
@@ -69,6 +70,31 @@ def fiscal_year_of_day(day: date, period_end: date, fiscal_year: int, *, event: 
     return fiscal_year_as_of(day, period_end, fiscal_year)
 
 
+def quarter_year_end(period_end: date, fiscal_quarter: int) -> date:
+    """About when the fiscal year of a quarter's report ends: the quarters after its quarter's
+    end (Best Buy's second quarter ended 2023-07-29, so fiscal 2024 ends near 2024-01-27; a
+    52-53 week year's end may fall a week from it)."""
+    return period_end + timedelta(days=round((4 - fiscal_quarter) * DAYS_PER_YEAR / 4))
+
+
+QUARTER_DATE_SLACK_DAYS = 21
+"""How far past a fiscal year's estimated end a date of a quarter's report may fall and still
+be that year's end (a 52-53 week year's end moves; the estimate is a quarter's share of a
+year)."""
+
+
+def fiscal_year_in_quarter(
+    day: date, period_end: date, fiscal_quarter: int, fiscal_year: int
+) -> int:
+    """The fiscal year a date a quarter's report prints falls in, its year ends estimated
+    (``quarter_year_end``): the quarter's own end and the same quarter a year before are of
+    their years, and the prior year's end beside them (2023-01-28 in Best Buy's report for its
+    second quarter of fiscal 2024) is fiscal 2023's, where the nearest year end would be
+    either for a quarter halfway through its year."""
+    end = quarter_year_end(period_end, fiscal_quarter)
+    return fiscal_year - math.floor(((end - day).days + QUARTER_DATE_SLACK_DAYS) / DAYS_PER_YEAR)
+
+
 ANNUAL_FORMS = frozenset({"10-K", "10-KT", "10-K405", "10-KSB"})
 QUARTERLY_FORM = "10-Q"
 CURRENT_FORM = "8-K"
@@ -112,6 +138,17 @@ def same_day(day: date, year: int) -> date:
     return (
         day.replace(year=year, day=min(day.day, 28)) if day.month == 2 else day.replace(year=year)
     )
+
+
+def months_before(day: date, months: int) -> date:
+    """The day ``months`` earlier, a month's last day staying its month's last: three months
+    before 2023-06-30 is 2023-03-31, before 2023-07-29 it is 2023-04-29 (a 52-53 week quarter
+    spans about as long), and the day after is the first of the months that end on ``day``."""
+    index = day.year * 12 + day.month - 1 - months
+    year, month = divmod(index, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    month_end = day.day == calendar.monthrange(day.year, day.month)[1]
+    return date(year, month + 1, last if month_end else min(day.day, last))
 
 
 def parse_day(month: str, day: int, year: int) -> date | None:

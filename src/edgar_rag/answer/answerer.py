@@ -78,7 +78,7 @@ from edgar_rag.question.verdicts import (
 )
 from edgar_rag.question.words import lower_words, names_share, prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
-from edgar_rag.rules import ANNUAL_FORMS, fiscal_year_of_day, parse_day
+from edgar_rag.rules import ANNUAL_FORMS, fiscal_year_in_quarter, fiscal_year_of_day, parse_day
 
 COMPUTED = "computed"
 """The generator a response names when code, not a model, wrote its answer."""
@@ -146,7 +146,8 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
 
     ``September 27, 2025`` and ``Jan 26, 2025`` are period-end dates (mapped through the
     filing's period end, so that Home Depot's year ended 2025-02-02 is fiscal 2024); ``2025``
-    and ``Fiscal 2024`` are fiscal years as the filing labels them. A prose figure's header
+    and ``Fiscal 2024`` are fiscal years as the filing labels them; in a quarter's report a date
+    is of the fiscal year it falls in (``rules.fiscal_year_in_quarter``). A prose figure's header
     that dates an event (``on February 1, 2024``, ``prose_dates.event_day``) is of the fiscal
     year containing it.
     """
@@ -155,6 +156,10 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
         event = day is not None
         if day is None and (match := _DATE.search(header)):
             day = parse_day(match[1], int(match[2]), int(match[3]))
+        if day is not None and filing.fiscal_quarter is not None:
+            return fiscal_year_in_quarter(
+                day, filing.period_end, filing.fiscal_quarter, filing.fiscal_year
+            )
         if day is not None:
             return fiscal_year_of_day(day, filing.period_end, filing.fiscal_year, event=event)
     years = _YEAR.findall(header)

@@ -41,7 +41,7 @@ from edgar_rag.figures.library import (
     ResultUnit,
 )
 from edgar_rag.figures.signs import INCOME_STATEMENT, expense_row_value
-from edgar_rag.rules import DAYS_PER_YEAR, fiscal_year_at
+from edgar_rag.rules import DAYS_PER_YEAR, fiscal_year_at, quarter_year_end
 
 MISSING_FIGURE = "missing_figure"
 """The decline reason a missing operand maps to (DESIGN.md's table of reasons)."""
@@ -87,13 +87,23 @@ class MissingFigure:
 def fiscal_year_of(end: date, meta: FilingMeta) -> int | None:
     """The fiscal year, in the filing's own calendar (``rules.fiscal_year_at``), that ends on
     ``end``; None when ``end`` is not near any fiscal year's end of the filing (a quarter's)."""
-    if meta.period_end is None:
+    year_end = _year_end(meta)
+    if year_end is None:
         return None
-    year = fiscal_year_at(end, meta.period_end, meta.fiscal_year)
+    year = fiscal_year_at(end, year_end, meta.fiscal_year)
     year_end_days = (meta.fiscal_year - year) * DAYS_PER_YEAR
-    if abs((meta.period_end - end).days - year_end_days) > YEAR_END_TOLERANCE_DAYS:
+    if abs((year_end - end).days - year_end_days) > YEAR_END_TOLERANCE_DAYS:
         return None
     return year
+
+
+def _year_end(meta: FilingMeta) -> date | None:
+    """When the filing's fiscal year ends, about: its period end, or a quarter's report's
+    estimated year end (``rules.quarter_year_end``), so that a quarter's balance is never its
+    year's and the prior year end's column beside it is that year's."""
+    if meta.period_end is None or meta.fiscal_quarter is None:
+        return meta.period_end
+    return quarter_year_end(meta.period_end, meta.fiscal_quarter)
 
 
 def resolve_operand(

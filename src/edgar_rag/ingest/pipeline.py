@@ -48,6 +48,7 @@ from edgar_rag.rules import (
     FORMS,
     QUARTERLY_FORM,
     canonical_form,
+    months_before,
     same_day,
 )
 
@@ -148,7 +149,8 @@ def read_filing(raw: RawFiling) -> ReadFiling:
     meta = _filing_meta(raw, text, xbrl, source_format)
     if statements:
         years = set(meta.years_reported)
-        if not xbrl.facts:  # else the years its contexts report
+        if not xbrl.facts and meta.form in ANNUAL_FORMS:  # else its contexts' years, or
+            # a quarter's: its columns' calendar years are not its fiscal years
             years |= {year for s in statements for year in s.years}
         meta = replace(meta, statements=statements, years_reported=tuple(sorted(years)))
     sections = _sections(text, blocks, starts, printed, meta.form)
@@ -157,7 +159,7 @@ def read_filing(raw: RawFiling) -> ReadFiling:
         if begun is not None:
             sections = place_statements_in_item_8(sections, begun)
     if meta.form not in ANNUAL_FORMS:
-        row_figures = [f for f in row_figures if _balance_dated(f)]
+        row_figures = [f for f in row_figures if _period_printed(f)]
     rows = {f.figure_id: fact for f in row_figures if (fact := row_fact(f, meta)) is not None}
     return ReadFiling(meta, text, blocks, starts, sections, xbrl, rows)
 
@@ -206,17 +208,22 @@ def _sections(
     return sections
 
 
-def _balance_dated(figure: RowFigure) -> bool:
-    """A quarter's or a release's statement row is read only as a balance on the date its
-    column prints: their other columns span three, six or nine months or a year, which the
-    header reader does not tell apart, and a quarter's figure is never a year's."""
-    return figure.statement is StatementKind.BALANCE and figure.column.period_end is not None
+def _period_printed(figure: RowFigure) -> bool:
+    """A quarter's or a release's statement row is read only where its column prints its whole
+    period: a balance on the date it prints, or a flow over the months a heading over it says
+    (``Three Months Ended July 29, 2023``). A column naming only a year spans three, six or nine
+    months or a year, which cannot be told, and a quarter's figure is never a year's."""
+    column = figure.column
+    if column.period_end is None:
+        return False
+    return figure.statement is StatementKind.BALANCE or column.months is not None
 
 
 def row_fact(figure: RowFigure, meta: FilingMeta) -> Fact | None:
     """A statement row's figure with its period: the date its header prints, else the filing's
     period end moved to the column's year; None when neither is known (never a guessed date).
-    A balance sheet's figure is at an instant; the others cover the year up to that date."""
+    A balance sheet's figure is at an instant; the others cover the months their column's
+    heading says (a quarter's three, six or nine), else the year, up to that date."""
     column = figure.column
     end = column.period_end
     if end is None and meta.period_end is not None:
@@ -225,7 +232,9 @@ def row_fact(figure: RowFigure, meta: FilingMeta) -> Fact | None:
         return None
     start = None
     if figure.statement is not StatementKind.BALANCE:
-        start = same_day(end, end.year - 1) + timedelta(days=1)
+        months = column.months
+        before = same_day(end, end.year - 1) if months in (None, 12) else months_before(end, months)
+        start = before + timedelta(days=1)
     return Fact(
         concept="",
         value=figure.value,

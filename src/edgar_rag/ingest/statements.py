@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from enum import StrEnum
 
@@ -104,7 +104,8 @@ _SQUASHED_TITLES: tuple[tuple[StatementKind, tuple[str, ...]], ...] = (
     ),
 )  # fmt: skip
 _NOT_A_TITLE = re.compile(
-    r"\b(?:notes?\s+to|index\s+to|see\s+(?:the\s+)?accompanying|condensed|consolidating|"
+    r"\b(?:notes?\s+to|index\s+to|see\s+(?:the\s+)?accompanying|condensed(?!\s+consolidated\b)|"
+    r"consolidating|"
     r"parent\s+company|supplemental|selected|summary|quarterly|segment|continued\s+on|"
     r"analysis|certain|data|information|location|components?|details?|classification|"
     r"reconciliation|subject|activity|amounts|items?|guarantor|obligor)\b",
@@ -113,7 +114,7 @@ _NOT_A_TITLE = re.compile(
 _TITLE_WORDS_AROUND = 7
 """Words a title line may hold besides the statement's name (the company's, ``(continued)``)."""
 _SMALL_WORDS = frozenset({"and", "of", "the", "its", "for", "&"})
-_TITLE_WORDS = frozenset({"consolidated", "subsidiaries", "continued"})
+_TITLE_WORDS = frozenset({"consolidated", "subsidiaries", "continued", "condensed"})
 """Words a title may print in lower case besides small ones (Johnson & Johnson's
 ``Johnson & Johnson and subsidiaries consolidated statements of earnings``)."""
 
@@ -154,6 +155,9 @@ class Column:
     centre: float
     percent: bool = False
     """Its sub-heading names a percentage (``%``, ``% of sales``): never read as an amount."""
+    months: int | None = None
+    """The months its figures span when a heading over it says so (``Three Months Ended``,
+    ``Six Months Ended``: a quarter's statement); None when none does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,13 +455,51 @@ def _columns(head: Sequence[Line]) -> tuple[list[Column] | None, int]:
         header = f"{day.month} {day.day}, {year}" if day and day.per_column else str(year)
         centre = (day.x0 + word.x1) / 2 if day and day.same_line else word.centre
         columns.append(Column(year, _date(day, year) if day else None, header, centre))
-    if len({column.year for column in columns}) < len(columns):
-        return None, -1  # two columns of one year (a quarter, a restatement): not plain
+    columns = _spans(head[max(0, line_index - 2) : line_index + 1], columns)
+    if len({(c.months, c.period_end or c.year) for c in columns}) < len(columns):
+        return None, -1  # two columns of one period (a restatement): not plain
     if line_index + 1 < len(head):
         split = _sub_columns(head[line_index + 1], columns)
         if split is not None:
             return split, line_index + 1
     return columns, line_index
+
+
+_SPAN = re.compile(r"\b(?P<n>three|six|nine|3|6|9)[\s-]+months?\s+(?:period\s+)?ended\b", re.I)
+"""A heading of part of a year: a quarter's statement (a year's columns are read as today)."""
+_MONTHS_IN = {"three": 3, "six": 6, "nine": 9, "3": 3, "6": 6, "9": 9}
+
+
+def _spans(lines: Sequence[Line], columns: Sequence[Column]) -> list[Column]:
+    """The columns with the months each spans, from the headings over them (``Three Months
+    Ended`` over a quarter's two columns, ``Six Months Ended`` over the next two: each heading
+    over an equal run of columns, left to right); unchanged when no heading says, or the
+    headings do not divide the columns evenly."""
+    for line in reversed(lines):
+        spans = [_MONTHS_IN[m["n"].lower()] for m in _SPAN.finditer(line.text)]
+        if not spans:
+            continue
+        per, rest = divmod(len(columns), len(spans))
+        if per == 0 or rest:
+            return list(columns)
+        ordered = sorted(columns, key=lambda c: c.centre)
+        spanned = {id(c): spans[i // per] for i, c in enumerate(ordered)}
+        return [_spanning(c, spanned[id(c)]) for c in columns]
+    return list(columns)
+
+
+def _spanning(column: Column, months: int) -> Column:
+    """``column`` spanning ``months``, its header saying so (``Three months ended July 29,
+    2023``)."""
+    words = {3: "Three", 6: "Six", 9: "Nine"}[months]
+    end = column.period_end
+    dated = (
+        column.header
+        if end is None or column.header != str(column.year)
+        else (f"{end:%B} {end.day}, {end.year}")
+    )
+    header = f"{words} months ended {dated}"
+    return replace(column, months=months, header=header)
 
 
 def _sub_columns(line: Line, columns: Sequence[Column]) -> list[Column] | None:
@@ -486,7 +528,7 @@ def _sub_columns(line: Line, columns: Sequence[Column]) -> list[Column] | None:
             return None
         header = column.header if heading in _CURRENCY else f"{column.header} {heading}"
         percent = bool(PERCENT_HEADING.search(heading))
-        split.append(Column(column.year, column.period_end, header, centre, percent))
+        split.append(replace(column, header=header, centre=centre, percent=percent))
     return split
 
 
@@ -524,7 +566,9 @@ def _day_over(head: Sequence[Line], line_index: int, year: Word) -> _MonthDay | 
             for word, nxt in zip(above.words, above.words[1:], strict=False)
             if _MONTH.match(word.text) and _DAY.match(nxt.text)
         ]
-        if len(pairs) == 1:
+        if len({(month.text, day.text) for month, day in pairs}) == 1:
+            # once over all, or once over each span of them (``Three Months Ended December 31,
+            # Six Months Ended December 31,``)
             return _month_day(*pairs[0], per_column=False, same_line=False)
         for month, day in pairs:
             if month.x0 - 30 <= year.centre <= day.x1 + 30:
