@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.answer.answerer import COMPUTED, Answerer, AnswerSettings, _quarter_unsaid
+from edgar_rag.answer.answerer import COMPUTED, Answerer, AnswerSettings
+from edgar_rag.answer.checks import _quarter_unsaid
 from edgar_rag.answer.computed import ComputedAnswers, display_company
 from edgar_rag.answer.prompt import INSTRUCTION, NARRATIVE_INSTRUCTION, draw_refusal_token
 from edgar_rag.answer.verify import Verdict

@@ -7,26 +7,24 @@ gate) or after it (the verifier); the model only reads a short context and write
 
 from __future__ import annotations
 
-import calendar
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from edgar_rag.answer.comparisons import comparison_contradicted, quarter_for_year
-from edgar_rag.answer.computed import Computed, ComputedAnswers, Uncomputable
+from edgar_rag.answer.checks import Draft, answers_metric, run_checks
+from edgar_rag.answer.computed import Computed, ComputedAnswers
 from edgar_rag.answer.context import Window, best_prose_window, best_window, paragraph_before
 from edgar_rag.answer.gates import apply_gate
-from edgar_rag.answer.metric import figure_names_metric, sentence_stating
-from edgar_rag.answer.numbers import MARKER, find_figures
+from edgar_rag.answer.metric import sentence_stating
+from edgar_rag.answer.numbers import find_figures
 from edgar_rag.answer.premise import (
     FilingWords,
-    says_nothing_of,
-    spoken,
     topic_words,
     unsaid_topic,
 )
+from edgar_rag.answer.prepared import Prepared
 from edgar_rag.answer.prompt import (
     INSTRUCTION,
     NARRATIVE_INSTRUCTION,
@@ -40,7 +38,6 @@ from edgar_rag.answer.prose_dates import event_day
 from edgar_rag.answer.verify import (
     Verdict,
     markers_in,
-    split_sentences,
     strip_markers,
     verify_answer,
     without_cut_tail,
@@ -66,19 +63,16 @@ from edgar_rag.question.reading import (
     Kind,
     Question,
     asks_figure,
-    asks_for_prose,
     read_question,
     sets_against,
 )
-from edgar_rag.question.request import Premise, Transform
 from edgar_rag.question.verdicts import (
     read_most_cash_activity,
     read_named_calculation,
     read_yes_no_figure,
 )
-from edgar_rag.question.words import lower_words, names_share, prose_stems, stem
 from edgar_rag.retrieve.search import Searcher
-from edgar_rag.rules import ANNUAL_FORMS, fiscal_year_in_quarter, fiscal_year_of_day, parse_day
+from edgar_rag.rules import fiscal_year_in_quarter, fiscal_year_of_day, parse_day
 
 COMPUTED = "computed"
 """The generator a response names when code, not a model, wrote its answer."""
@@ -99,15 +93,6 @@ SECOND_LOOK_NOTE = (
     "the model first found no answer; asked again to answer from the same passages, it gave this"
 )
 """Notes an answer the model gave on a second look (``Answerer.reply``)."""
-SECOND_LOOK_UNSAID = 1
-"""How many of the question's topic words a second look's cited passages may leave unsaid.
-Asked again, a 1.5B model answers narrative questions it wrongly declined, quoting the passage
-that answers them ("BDS faces strong competition primarily from Lockheed Martin ..." for Boeing's
-defense rivals); it also answers questions no passage answers, from a passage on another
-subject, which leaves several of the question's topic words unsaid ("lumber", "futures",
-"hedges"; "benefit", "pension", "funded"). Tried on the narrative dev split, the answers that
-were right left 0 or 1 unsaid and those to unanswerable questions 2 or 3; the eval split then
-gained 4 correct answers and no false one (docs/narrative.md, Second looks)."""
 CUT_NOTE = (
     "the model's reply reached its token limit mid-sentence; the unfinished sentence is left out"
 )
@@ -164,41 +149,6 @@ def fiscal_year_of_header(header: str, filing: FilingMeta) -> int | None:
             return fiscal_year_of_day(day, filing.period_end, filing.fiscal_year, event=event)
     years = _YEAR.findall(header)
     return int(years[-1]) if years else None
-
-
-@dataclass(frozen=True, slots=True)
-class Prepared:
-    """A question searched and its prompt built: everything the model and verifier need."""
-
-    question: Question
-    scope: Scope
-    hits: list[Hit]
-    given: list[Hit]
-    """The hits whose windows went into the prompt, in marker order."""
-    windows: list[Window]
-    prompt: Prompt
-    best: float | None
-    """The best cosine among the hits (what the cosine gate holds to its threshold)."""
-    timings: dict[str, float]
-    computed: Computed | Uncomputable | None = None
-    """The answer computed in code (or why it could not be), decided before the prompt: a
-    figure question code cannot plan is prompted as prose, since its answer is a figure stated
-    in a sentence ("accounted for approximately 13.1% of ... total revenues"), not a table
-    row; None when code does not plan the question (the model answers it)."""
-    topic: tuple[str, ...] = ()
-    """The words of the question that may name its topic (``premise.topic_words``): an answer
-    saying none of them answers another question."""
-    unsaid: tuple[str, ...] = ()
-    """The words naming the question's topic that its filing never says ("cryptocurrency"): an
-    answer saying one says what the filing does not (``premise``). A question asked of the
-    whole corpus is read against the filings of the passages it was given."""
-    second_look: Prompt | None = None
-    """The prompt without its refusal clause, asked when the model finds no answer to a
-    narrative question (``Answerer.reply``); None for a figure lookup or computation, whose
-    refusal stands."""
-    left_open: tuple[str, ...] = ()
-    """The words of a figure question code left to the model because no plan accounts for
-    them ("graphics", "segment"): a passage the answer cites for a figure must say them all."""
 
 
 @dataclass(slots=True)
@@ -284,7 +234,7 @@ class Answerer:
         """The model's reply to the prepared prompt, or, where it found no answer to a narrative
         question (its refusal token, or the refusal word in another spelling), its reply to the
         same passages asked again without the option to decline (``Prepared.second_look``;
-        ``conclude`` holds that reply to ``SECOND_LOOK_UNSAID``). The second reply is not
+        ``conclude`` holds that reply to ``checks.SECOND_LOOK_UNSAID``). The second reply is not
         streamed: the first, the refusal, already was."""
         first = self.generate(prepared.prompt, on_token)
         again = prepared.second_look
@@ -383,29 +333,6 @@ class Answerer:
             question, scope, hits, given, windows, prompt, best, timings, planned, topic, unsaid,
             second_look, left_open,
         )  # fmt: skip
-
-    def _second_look_kept(
-        self, verdict: Verdict, prepared: Prepared, passages: Mapping[int, str]
-    ) -> Verdict:
-        """``verdict`` on a second look's answer, declined where the model's first "no answer"
-        stands: the filing never says a word naming the question's topic, or the passages the
-        answer cites leave more than ``SECOND_LOOK_UNSAID`` of them unsaid."""
-        question, filing = prepared.question, prepared.scope.filing
-        if prepared.unsaid:
-            problem = f"the filing never mentions {_quoted(prepared.unsaid)}"
-        else:
-            cited_words = _cited_stems(verdict, passages)
-            company = filing.company if filing is not None else None
-            left = unsaid_topic(question, cited_words, self.searcher.embedder.embed, company)
-            if len(left) <= SECOND_LOOK_UNSAID:
-                return verdict
-            problem = f"the passages it cites never say {_quoted(left)}"
-        return replace(
-            verdict,
-            ok=False,
-            reason=Reason.MODEL_DECLINED,
-            detail=f"{problem}, which the question asks about",
-        )
 
     def _yes_or_no(self, text: str, scope: Scope) -> Computed | None:
         """A yes-or-no question a figure decides, answered from that figure computed in code
@@ -626,94 +553,27 @@ class Answerer:
         cut = False
         if generation.completion_tokens >= prepared.prompt.max_tokens > 0:
             text, cut = without_cut_tail(text)
-        mended = False
-        cited = [m for m in dict.fromkeys(markers_in(text)) if m in passages]
-        quoted = [passages[m] for m in cited]
-        stated = bool(find_figures(strip_markers(text)))
-        if question.asks_amount and (not stated or (cut and not _answers(text, question, quoted))):
-            # "Approximately ... employees": the figure asked is missing from the answer, or
-            # went with the sentence the token limit cut (a cover quoted until "and 343"). The
-            # cited sentence that states it is shown in its place; without one, an answer
-            # stating no figure is declined and a cut one is verified as it stands.
-            found = sentence_stating(question.metric, passages, cited, question.counted)
-            if found is None and not stated:
-                what = ", ".join(question.metric) or "what it asks"
-                return decline(
-                    Reason.MISSING_FIGURE,
-                    f"the question asks how many or how much and the answer states no figure; "
-                    f"no sentence of the passages it cites states one for {what}",
-                )
-            if found is not None:
-                marker, sentence = found
-                text, mended = f"{sentence.rstrip('.')} [{marker}].", True
+        mending = _with_figure_asked(question, text, passages, cut=cut)
+        if mending is None:
+            what = ", ".join(question.metric) or "what it asks"
+            return decline(
+                Reason.MISSING_FIGURE,
+                f"the question asks how many or how much and the answer states no figure; "
+                f"no sentence of the passages it cites states one for {what}",
+            )
+        text, mended = mending
 
         def verify(text: str) -> Verdict:
             years = asked if check_periods else frozenset()
             return verify_answer(text, passages, years, _year_of_header(filing), leads=leads)
 
-        verdict = verify(text)
-        if verdict.ok and check_periods:
-            verdict = _reported_period(verdict, text, named, filing)
-        if verdict.ok and (self.settings.check_metric if check_metric is None else check_metric):
-            verdict = _metric_named(verdict, text, question, windows, verify)
-        if verdict.ok and self.computed is not None:
-            # Where code can compute what the model states (a margin, a reported line), the
-            # model's figure must be what the filing's reported figures give.
-            problem = self.computed.disagreement(text, question, scope)
-            if problem is not None:
-                verdict = replace(
-                    verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=problem
-                )
-        if verdict.ok and (wrong_way := comparison_contradicted(verdict.text)):
-            verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=wrong_way)
-        if verdict.ok and (of_quarter := quarter_for_year(question.text, verdict.text)):
-            verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=of_quarter)
-        if verdict.ok and (unsaid := spoken(verdict.text, prepared.unsaid)):
-            verdict = replace(
-                verdict,
-                ok=False,
-                reason=Reason.UNSUPPORTED_CLAIM,
-                detail=(
-                    f"the answer speaks of {_quoted(unsaid)}, which the question asks about and "
-                    "the filing never mentions"
-                ),
-            )
-        if verdict.ok and says_nothing_of(verdict.text, prepared.topic):
-            verdict = replace(
-                verdict,
-                ok=False,
-                reason=Reason.UNSUPPORTED_CLAIM,
-                detail=(
-                    "the answer says none of the words the question asks about ("
-                    + ", ".join(f'"{word}"' for word in prepared.topic)
-                    + "): it answers another question"
-                ),
-            )
-        if verdict.ok and (denied := _premise_denied(question, verdict, passages)):
-            verdict = replace(verdict, ok=False, reason=Reason.FALSE_PREMISE, detail=denied)
-        if verdict.ok and _figure_missing(prepared, verdict):
-            verdict = replace(
-                verdict,
-                ok=False,
-                reason=Reason.MISSING_FIGURE,
-                detail="the question asks a figure and the answer states none",
-            )
-        if verdict.ok and (unfounded := _figure_unfounded(prepared, verdict, passages)):
-            verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=unfounded)
-        if verdict.ok and (unsaid_act := _act_unsaid(question, verdict, passages)):
-            verdict = replace(
-                verdict,
-                ok=False,
-                reason=Reason.UNSUPPORTED_CLAIM,
-                detail=(
-                    f"no passage the answer cites says {unsaid_act}, which the question takes "
-                    "for granted"
-                ),
-            )
-        if verdict.ok and (quarter := _quarter_unsaid(question, verdict, passages, filing)):
-            verdict = replace(verdict, ok=False, reason=Reason.UNSUPPORTED_CLAIM, detail=quarter)
-        if verdict.ok and generation.second_look:
-            verdict = self._second_look_kept(verdict, prepared, passages)
+        draft = Draft(
+            prepared, text, passages, named, verify, self.computed, self.searcher.embedder.embed,
+            check_periods=check_periods,
+            check_metric=self.settings.check_metric if check_metric is None else check_metric,
+            second_look=generation.second_look,
+        )  # fmt: skip
+        verdict = run_checks(verify(text), draft)
         timings["verify"] = _ms_since(started)
         if not verdict.ok:
             return decline(verdict.reason or Reason.UNSUPPORTED_CLAIM, verdict.detail)
@@ -732,6 +592,27 @@ class Answerer:
             ),
             gate_score,
         )
+
+
+def _with_figure_asked(
+    question: Question, text: str, passages: Mapping[int, str], *, cut: bool
+) -> tuple[str, bool] | None:
+    """The answer's text, and whether it was mended: where a question asks how many or how much
+    and the figure is missing from the answer ("Approximately ... employees"), or went with the
+    sentence the token limit cut (a cover quoted until "and 343"), the cited sentence that
+    states it in its place; None when the answer states no figure and no cited sentence does
+    (a cut answer with none is verified as it stands)."""
+    if not question.asks_amount:
+        return text, False
+    cited = [m for m in dict.fromkeys(markers_in(text)) if m in passages]
+    stated = bool(find_figures(strip_markers(text)))
+    if stated and not (cut and not answers_metric(text, question, [passages[m] for m in cited])):
+        return text, False
+    found = sentence_stating(question.metric, passages, cited, question.counted)
+    if found is None:
+        return None if not stated else (text, False)
+    marker, sentence = found
+    return f"{sentence.rstrip('.')} [{marker}].", True
 
 
 @dataclass(slots=True)
@@ -788,68 +669,6 @@ class _Decliner:
             calculation=calculation,
             comparison=comparison,
         )
-
-
-def _reported_period(
-    verdict: Verdict, text: str, named: frozenset[int], filing: FilingMeta | None
-) -> Verdict:
-    """The verdict, unless the answer states a figure while every year the question names lies
-    outside the years the filing reports: whatever column it came from, it is another year's
-    (this holds where a table's header lost its year, so the column check cannot). ``named``
-    are the years the question names (none: the filing's own year is meant)."""
-    if filing is None or not filing.years_reported or not named:
-        return verdict
-    if named & set(filing.years_reported) or not find_figures(strip_markers(text)):
-        return verdict
-    return replace(
-        verdict,
-        ok=False,
-        reason=Reason.UNSUPPORTED_CLAIM,
-        detail=f"the answer states a figure, but the question asks about "
-        f"{' and '.join(f'fiscal {y}' for y in sorted(named))} and this filing reports fiscal "
-        f"{describe_years(filing.years_reported)}",
-    )
-
-
-def _answers(text: str, question: Question, cited: Sequence[str]) -> bool:
-    """Some figure ``text`` states sits on a line of the ``cited`` passages' text that names
-    what the question asks (``metric.figure_names_metric``)."""
-    return figure_names_metric(
-        strip_markers(text), cited, question.metric, question.counted, question.share_class
-    )
-
-
-def _metric_named(
-    verdict: Verdict,
-    text: str,
-    question: Question,
-    windows: Sequence[Window],
-    verify: Callable[[str], Verdict],
-) -> Verdict:
-    """The verdict, unless no figure the answer states sits on a line of its cited passages that
-    names the metric asked (a nearby number of another line item, the typical answer to a
-    metric the filing does not disclose). An answer citing one passage whose figures another
-    given passage prints on a line that does name it is shown citing that one instead, as the
-    verifier moves a marker to the passage printing the figure."""
-    if _answers(text, question, [windows[m - 1].text for m in verdict.cited]):
-        return verdict
-    if len(verdict.cited) == 1:
-        (old,) = verdict.cited
-        for new, window in enumerate(windows, 1):
-            if new == old or not _answers(text, question, [window.text]):
-                continue
-            moved = verify(MARKER.sub(f"[{new}]", verdict.text))
-            if moved.ok:
-                return replace(moved, recited=(*moved.recited, (old, new)))
-    return replace(
-        verdict,
-        ok=False,
-        reason=Reason.UNSUPPORTED_CLAIM,
-        detail=(
-            "the lines of the cited passages that print the answer's figures never name what "
-            f"the question asks about ({', '.join(question.metric)})"
-        ),
-    )
 
 
 def _answer_note(
@@ -928,209 +747,6 @@ def _citation(marker: int, hit: Hit, window: Window) -> Citation:
 
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
-
-
-def _cited_stems(verdict: Verdict, passages: Mapping[int, str]) -> frozenset[str]:
-    """The prose stems of every passage the answer cites."""
-    return frozenset().union(*(prose_stems(passages[m]) for m in verdict.cited if m in passages))
-
-
-def _figure_unfounded(
-    prepared: Prepared, verdict: Verdict, passages: Mapping[int, str]
-) -> str | None:
-    """Why a figure the model states for a figure question code left to it is not an answer:
-    the question asks what is only ever computed (a compound growth rate, a mean over years,
-    which no passage prints), it asks an amount and the answer states only percentages, or a
-    passage it cites never says a word code could not plan ("'srs'" for SRS's net earnings,
-    whose row is the whole company's); None when it states no figure or none of these holds."""
-    figures = find_figures(verdict.text)
-    request = prepared.question.asked
-    if not figures or prepared.computed is not None:
-        return None
-    if request.transform in (Transform.CAGR, Transform.AVERAGE):
-        return (
-            f"the question asks a {request.transform.value.replace('_', ' ')} code could not "
-            "compute here, and a filing prints none: the model's figure is no answer"
-        )
-    if _asks_amount_only(prepared.question) and all(f.is_percent for f in figures):
-        return "the question asks an amount and the answer states only percentages"
-    if _asks_percentage(prepared.question) and not any(f.is_percent for f in figures):
-        return "the question asks a percentage and the answer states none"
-    if prepared.left_open:
-        cited = _cited_stems(verdict, passages)
-        missing = [w for w in prepared.left_open if stem(w) not in cited]
-        if missing:
-            return (
-                f"no passage the answer cites says {_quoted(tuple(missing))}, which the question "
-                "asks about"
-            )
-    return None
-
-
-_SHARE_WORDS = re.compile(
-    r"\b(?:percent(?:age)?s?|share|rate|ratio|margin|proportion|fraction|portion|how\s+fast|"
-    r"how\s+much\s+of|what\s+part)\b|%",
-    re.I,
-)
-
-
-_WHAT_IN_YEAR = re.compile(
-    r"^\s*what\s+(?:was|were|is|are)\b[^?]*\b(?:in|for|during|at\s+the\s+end\s+of)\s+"
-    r"(?:(?:fiscal|calendar)\s+)?(?:year\s+)?(?:fy\s?)?(?:19|20)\d\d\s*\??\s*$",
-    re.I,
-)
-""""What were its net premiums written in 2023?": a figure of a year, whatever it measures."""
-
-
-_WHAT_PERCENT = re.compile(r"\bwhat\s+percent", re.I)
-
-
-def _asks_percentage(question: Question) -> bool:
-    """The question asks a percentage: a percent change, a change in points, a share."""
-    changes = (Transform.PERCENT_CHANGE, Transform.POINT_CHANGE)
-    text = question.text
-    return (
-        question.asked.transform in changes or names_share(text) or bool(_WHAT_PERCENT.search(text))
-    )
-
-
-def _asks_amount_only(question: Question) -> bool:
-    """The question asks a figure (how much, a lookup or computation, what something was in a
-    year) and names no share, rate or percentage."""
-    asks = question.asks_amount or question.kind in (Kind.LOOKUP, Kind.COMPUTATION)
-    asks = asks or _WHAT_IN_YEAR.search(question.text) is not None
-    return asks and _SHARE_WORDS.search(question.text) is None
-
-
-def _act_unsaid(question: Question, verdict: Verdict, passages: Mapping[int, str]) -> str | None:
-    """The act or move the question takes for granted ("'exit the cloud computing business'")
-    when no passage the answer cites says a word of it; None when one does, or it takes none
-    for granted (whatever the figures could decide was decided before the model)."""
-    taken = question.asked.premise
-    if taken is None or not taken.said_by or not verdict.cited:
-        return None
-    about = {stem(w) for w in lower_words(taken.subject) if len(w) > 2} - _NOT_SUBJECT
-    for marker in verdict.cited:
-        for sentence in split_sentences(strip_markers(passages.get(marker, ""))):
-            if _HEDGED.search(sentence):
-                continue  # "we may suspend dividends": no suspension said
-            stems = prose_stems(sentence)
-            if any(word.startswith(taken.said_by) for word in stems) and (
-                not about or about & stems
-            ):
-                return None
-    return f"'{taken.said}'"
-
-
-def _quarter_unsaid(
-    question: Question, verdict: Verdict, passages: Mapping[int, str], filing: FilingMeta | None
-) -> str | None:
-    """Why a figure answering a quarter of an annual report is not kept: none of its cited
-    passages reports a quarter (a 10-K's figures are the year's, its fourth quarter only where a
-    table or sentence says so, as Item 5's repurchases do); None otherwise."""
-    if not question.quarters or filing is None or filing.form not in ANNUAL_FORMS:
-        return None
-    if not find_figures(strip_markers(verdict.text)):
-        return None
-    months = _last_quarter_months(filing)
-    for marker in verdict.cited:
-        passage = passages.get(marker, "")
-        labels = (_row_label(line) for line in passage.splitlines() if " | " in line)
-        if _QUARTER_SAID.search(passage) or any(label and label <= months for label in labels):
-            return None  # it says a quarter, or its rows are the quarter's months
-    named = " and ".join(f"Q{q}" for q in sorted(question.quarters))
-    return (
-        f"the question asks for {named}, and no passage the answer cites reports a quarter: "
-        f"the {filing.form}'s figures are for fiscal {filing.fiscal_year}"
-    )
-
-
-_QUARTER_SAID = re.compile(r"\b(?:quarters?|quarterly|three\s+months|Q[1-4])\b", re.IGNORECASE)
-"""A passage that says it reports a quarter."""
-
-
-def _row_label(line: str) -> set[str]:
-    """The first word of a table row's own label, lower case (``December | ...``: ``december``);
-    empty for a row with no label."""
-    return set(line.split(" | ", maxsplit=1)[0].rpartition(":")[2].lower().split()[:1])
-
-
-def _last_quarter_months(filing: FilingMeta) -> set[str]:
-    """The names of the fiscal year's last three months (a row of Item 5's monthly repurchases
-    is labelled by one), lower case; none without a period end."""
-    if filing.period_end is None:
-        return set()
-    last = filing.period_end.month
-    return {calendar.month_name[(last - back - 1) % 12 + 1].lower() for back in range(3)}
-
-
-_HEDGED = re.compile(
-    r"\b(?:may|might|could|would|should|can|cannot|if|whether|unless|no\s+assurance|"
-    r"subject\s+to|intend\w*|plan(?:s|ned)?\s+to|expect\w*|not)\b",
-    re.IGNORECASE,
-)
-"""A sentence that says an act only as a possibility, a plan or a negation."""
-_NOT_SUBJECT = frozenset(stem(w) for w in "its their the our company business fiscal year".split())
-
-
-_MOVED = {
-    Premise.RISE: r"decreas\w*|declin\w*|fell|drop(?:ped|s)?|lower|down|contract\w*|shr[ai]nk\w*",
-    Premise.FALL: r"increas\w*|r[io]se|risen|grew|grow[ns]?|higher|up|climb\w*|expand\w*",
-}
-_MOVED[Premise.RAISE] = _MOVED[Premise.RISE]
-_MOVED[Premise.CUT] = _MOVED[Premise.FALL]
-_POSSESSOR = re.compile(r"^.*?['’]s?\s+|\s+(?:in|during|for)\s+(?:fiscal\s+)?(?:19|20)\d\d$", re.I)
-"""A premise subject's company ("Apple's ") and year (" in 2024"), which the text it is
-looked for in may leave out."""
-
-
-def _premise_denied(
-    question: Question, verdict: Verdict, passages: Mapping[int, str]
-) -> str | None:
-    """Where the question takes a move for granted that figures in code could not decide
-    ("why did Greater China net sales rise"), the answer or a passage it cites saying the
-    subject moved the other way ("Greater China net sales decreased"); None otherwise."""
-    taken = question.asked.premise
-    if taken is None or taken.premise not in _MOVED:
-        return None
-    subject = _POSSESSOR.sub("", taken.subject).strip()
-    if len(subject.split()) < 2:
-        return None  # "sales" alone names too much: "lower iPhone sales" is no denial
-    words = r"\s+".join(re.escape(word) for word in subject.split())
-    other_way = re.compile(
-        rf"\b{words}\s+(?:(?:was|were|has|have|had|been)\s+)?(?P<moved>{_MOVED[taken.premise]})\b",
-        re.I,
-    )
-    for text in (verdict.text, *(passages[m] for m in verdict.cited if m in passages)):
-        found = other_way.search(" ".join(strip_markers(text).split()))
-        if found is not None:
-            return (
-                f"the question takes for granted '{taken.said}', but the answer and the "
-                f"passages it cites say '{found.group(0)}'"
-            )
-    return None
-
-
-_REASON_ASKED = re.compile(
-    r"\b(?:what|which)\s+(?:\w+\s+){0,3}?(?:drove|drives|caused|causes|led\s+to|explains?|"
-    r"contributed\s+to|(?:was|were|is|are)\s+behind)\b|\bcredit(?:s|ed)?\s+(?:\w+\s+){0,2}?for\b|"
-    r"\battribut\w+\s+(?:\w+\s+){0,4}?to\b|\b(?:reasons?|factors?|drivers?)\s+(?:for|behind|of)\b",
-    re.I,
-)
-"""A question asking what lies behind a figure, which prose answers."""
-
-
-def _figure_missing(prepared: Prepared, verdict: Verdict) -> bool:
-    """A figure question code left to the model (a lookup, a computation, a comparison, how
-    much) whose answer states no figure: prose beside the figure asked is no answer to it."""
-    question = prepared.question
-    if prepared.computed is not None or asks_for_prose(question.text):
-        return False
-    if question.asked.premise is not None or _REASON_ASKED.search(question.text):
-        return False  # "what drove the growth in ...": the question asks a reason
-    asks = question.asks_amount or question.kind in (Kind.LOOKUP, Kind.COMPUTATION)
-    asks = asks or (question.kind is Kind.COMPARISON and bool(question.metric))
-    return asks and not find_figures(strip_markers(verdict.text))
 
 
 def _quoted(words: Sequence[str]) -> str:

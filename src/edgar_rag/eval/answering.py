@@ -16,9 +16,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from edgar_rag.answer.answerer import RECITED_NOTE, TRIMMED_NOTE, Answerer, Prepared
+from edgar_rag.answer.answerer import RECITED_NOTE, TRIMMED_NOTE, Answerer
 from edgar_rag.answer.gates import apply_gate, cross_fit_thresholds
 from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
+from edgar_rag.answer.prepared import Prepared
 from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.domain import FilingMeta, Generation, Reason, Response
 from edgar_rag.eval.golden import (

@@ -25,8 +25,9 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from edgar_rag.answer.answerer import COMPUTED, Answerer, Prepared
+from edgar_rag.answer.answerer import COMPUTED, Answerer
 from edgar_rag.answer.numbers import find_figures, passage_figures, supports
+from edgar_rag.answer.prepared import Prepared
 from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.domain import Generation, Reason, Response
 from edgar_rag.eval.answering import guards_declining, read_partial

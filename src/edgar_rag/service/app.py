@@ -46,7 +46,8 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from edgar_rag import __version__
-from edgar_rag.answer.answerer import Answerer, Prepared
+from edgar_rag.answer.answerer import Answerer
+from edgar_rag.answer.prepared import Prepared
 from edgar_rag.answer.render import REASON_WORDS
 from edgar_rag.compose import build_answerer, build_searcher, open_index
 from edgar_rag.config import Settings
