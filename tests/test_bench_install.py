@@ -11,16 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from edgar_rag.bench.install import (
-    ALL,
-    DEFAULT,
     Inputs,
     check_cli,
     count_distributions,
     parse_uv_log,
-    render_install,
     summarise,
     venv_size_mib,
 )
+from edgar_rag.bench.install_page import ALL, DEFAULT, render_install
 from edgar_rag.bench.report import record_entry, render_performance, render_readme_figures
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

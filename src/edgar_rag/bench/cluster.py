@@ -19,6 +19,7 @@ from typing import Any
 
 from edgar_rag.api import open_index
 from edgar_rag.bench.postgres_server import running_postgres
+from edgar_rag.bench.report import write_scaling
 from edgar_rag.compose import build_embedder
 from edgar_rag.config import EmbedderName
 from edgar_rag.index.postgres import create_database
@@ -53,8 +54,6 @@ def measure_cluster_ingest(
     out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     out.with_suffix(".md").write_text(render(data), encoding="utf-8")
     if (out.parent / "performance.json").exists():
-        from edgar_rag.bench.report import write_scaling  # noqa: PLC0415
-
         write_scaling(out.parent)  # docs/scaling.md draws on this bench too
 
 

@@ -20,13 +20,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from edgar_rag.markdown import table
+from edgar_rag.bench.commands_page import BASELINE
+from edgar_rag.bench.report import record_entry
 
 TARGET_S = 0.3
 """What issue 15 holds ``--version``, ``--help`` and ``filings`` to, as whole processes."""
 ASK_TARGET_S = 0.5
 """What issue 41 holds a question answered in code to, as a whole process."""
-BASELINE = "python -c pass"
 IN_CODE = (
     ("gross margin", "What was Apple's gross margin in fiscal 2024?", "AAPL", 2024),
     ("net income", "What was Walmart's net income in fiscal 2025?", "WMT", 2025),
@@ -112,8 +112,6 @@ def summarise(
 def measure_commands(index: Path, out: Path, *, rounds: int = 15) -> dict[str, Any]:
     """Time the light commands on ``index``, write the ``cli`` entry of ``out`` (whose other
     entries ``make bench`` wrote), and render the page again."""
-    from edgar_rag.bench.report import record_entry  # noqa: PLC0415 (it renders ours)
-
     if not index.exists():
         raise FileNotFoundError(f"{index}: build it first (`make build/corpus.db`)")
     from edgar_rag.index.sqlite import SqliteIndex  # noqa: PLC0415
@@ -138,50 +136,3 @@ def measure_commands(index: Path, out: Path, *, rounds: int = 15) -> dict[str, A
     }
     record_entry(out, "cli", entry)
     return entry
-
-
-def render_cli(cli: Mapping[str, Any]) -> list[str]:
-    """The light commands' section of docs/performance.md."""
-    commands = cli["commands"]
-    low, high = cli["load_average_1m"]
-    return [
-        "## The light commands as new processes",
-        "",
-        f"Written by `make bench-cli` (`edgar-rag dev bench cli`): {cli['rounds']} rounds, each "
-        f"running every command below once as a new process from the shell, `filings` on "
-        f"the corpus index ({cli['filings']} filings), {cli['cpus']} cores (load average {low} "
-        f"at the start, {high} at "
-        f"the end). The ratio is each command's P50 over that of `{BASELINE}` in the same "
-        f"rounds; the target is {cli['target_s']} s for `--version`, `--help` and `filings`"
-        + (
-            f", {cli['ask_target_s']} s for a question `ask` answers in code (no model: its "
-            "figures come from the filing's reported facts)."
-            if "ask_target_s" in cli
-            else "."
-        ),
-        "",
-        *table(
-            ["command", "P50 s", "slowest s", f"vs `{BASELINE}`", "target s", "met", "peak MiB"],
-            [
-                [
-                    f"`{name}`",
-                    f"{row['p50_s']:.3f}",
-                    f"{row['max_s']:.3f}",
-                    f"{row['vs_python']:.2f}x",
-                    "-" if name == BASELINE else f"{_target_s(cli, name):g}",
-                    "-"
-                    if name == BASELINE
-                    else ("yes" if row["p50_s"] <= _target_s(cli, name) else "no"),
-                    f"{row['peak_mib']:.0f}" if "peak_mib" in row else "-",
-                ]
-                for name, row in commands.items()
-            ],
-            align="lrrrrrr",
-        ),
-        "",
-    ]
-
-
-def _target_s(cli: Mapping[str, Any], name: str) -> float:
-    target: float = cli["ask_target_s"] if name.startswith("edgar-rag ask") else cli["target_s"]
-    return target

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from edgar_rag.bench.report import record_entry
 from edgar_rag.domain import Embedder, FilingStore, Vectors
 from edgar_rag.index.embedders import (
     MAX_TOKENS,
@@ -240,6 +241,4 @@ def measure_embedders(
         **measured,
         "retrieval": quality(index, cache, indexes, score),
     }
-    from edgar_rag.bench.report import record_entry  # noqa: PLC0415
-
     record_entry(out, "embedders", results)

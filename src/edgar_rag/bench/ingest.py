@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from edgar_rag.bench.embedding import compare_embedders
+from edgar_rag.bench.report import write_performance
 from edgar_rag.domain import Embedder, FilingStore, ParsedFiling, RawFiling
 from edgar_rag.index.embedders import MiniLMEmbedder, OnnxMiniLMEmbedder
 from edgar_rag.index.postgres import PostgresIndex, create_database
@@ -206,6 +207,4 @@ def measure_ingest(corpus: Path, index: Path, cache: Path, out: Path) -> None:
         results = json.loads(out.read_text(encoding="utf-8")) | results
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    from edgar_rag.bench.report import write_performance  # noqa: PLC0415
-
     write_performance(out)

@@ -39,6 +39,7 @@ from pydantic import SecretStr
 
 from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.tapes import NotRecorded, TapeGenerator, read_tape
+from edgar_rag.bench.report import write_performance
 from edgar_rag.bench.traffic import SaturationPlan, closed_loop, saturate, summarise_level
 from edgar_rag.compose import build_answerer, open_index
 from edgar_rag.config import Settings
@@ -256,6 +257,4 @@ def measure_load(index: Path, model_dir: Path, tape: Path, out: Path, *, seconds
         raise SystemExit(f"{out} lacks the rest of the bench: run `make bench` first")
     data["load"] = run(index.resolve(), model_dir.resolve(), tape.resolve(), seconds)
     out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    from edgar_rag.bench.report import write_performance  # noqa: PLC0415
-
     write_performance(out)

@@ -35,6 +35,7 @@ from typing import Any
 import httpx
 
 from edgar_rag.answer.local_model import MODEL_FILE, assemble_model
+from edgar_rag.bench.report import write_performance
 from edgar_rag.model.process import ModelProcess
 from edgar_rag.model.state import STATE_FILE, ModelOptions, read_state
 
@@ -362,6 +363,4 @@ def measure_model(
         entry["ask_narrative_every"] = narrative_every
     data["model"] = entry
     out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    from edgar_rag.bench.report import write_performance  # noqa: PLC0415
-
     write_performance(out)

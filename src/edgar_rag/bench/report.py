@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from edgar_rag.bench.commands import render_cli
-from edgar_rag.bench.install import install_figures, render_install
+from edgar_rag.bench.commands_page import render_cli
+from edgar_rag.bench.install_page import install_figures, render_install
 from edgar_rag.config import Settings
 from edgar_rag.markdown import table
 

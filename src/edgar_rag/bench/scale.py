@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from edgar_rag.bench.report import write_scaling
 from edgar_rag.domain import Vectors
 from edgar_rag.errors import ConfigError
 from edgar_rag.index import graph
@@ -151,8 +152,6 @@ def measure_scale(
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     out.with_suffix(".md").write_text(render(report), encoding="utf-8")
     if (out.parent / "performance.json").exists():
-        from edgar_rag.bench.report import write_scaling  # noqa: PLC0415
-
         write_scaling(out.parent)  # docs/scaling.md draws on this bench too
 
 
