@@ -18,12 +18,15 @@ setup: $(BIN)/edgar-rag
 # weight repacking off on any build that has them (src/edgar_rag/model/worker.py).
 NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
 
-$(BIN)/edgar-rag: pyproject.toml requirements.lock
+# Two editable installs: the runtime (the edgar-rag wheel's contents) and, beside it, the
+# evaluations and benchmarks (dev/pyproject.toml, src/edgar_rag_dev), whose entry points add
+# `edgar-rag dev`, `eval` and `thresholds`.
+$(BIN)/edgar-rag: pyproject.toml dev/pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet uv==0.13.8
 	CFLAGS="$(NO_AMX)" CXXFLAGS="$(NO_AMX)" $(UV) pip install --python $(BIN)/python \
 	  --require-hashes --find-links $(FIND_LINKS) -r requirements.lock
-	$(UV) pip install --python $(BIN)/python --no-deps -e .
+	$(UV) pip install --python $(BIN)/python --no-deps -e . -e dev
 	touch $@
 
 # The lock holds every extra: `make setup` installs all that the tests need.
@@ -119,7 +122,7 @@ bench-scale: build/corpus.db
 
 # Ingest through a local Dask cluster (two one-thread workers) against one plain process, on the
 # sample, into docs/cluster.* (needs the cluster extra; the engines' own figures come from
-# `python -m edgar_rag.bench.engines dask|ray docs/cluster.json` in a venv of each).
+# `python -m edgar_rag_dev.bench.engines dask|ray docs/cluster.json` in a venv of each).
 .PHONY: bench-cluster
 bench-cluster: setup
 	$(BIN)/edgar-rag dev bench cluster --out docs/cluster.json

@@ -11,10 +11,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from edgar_rag.bench import cluster, corpus, items, pdf_readers, report, scale
-from edgar_rag.eval import asks, computed_answers, financebench_page, sets
-from edgar_rag.eval import render as evaluations
-from edgar_rag.eval.financebench_labels import label_problems, read_judgments
+from edgar_rag_dev.bench import cluster, corpus, items, pdf_readers, report, scale
+from edgar_rag_dev.eval import asks, computed_answers, financebench_page, sets
+from edgar_rag_dev.eval import render as evaluations
+from edgar_rag_dev.eval.financebench_labels import label_problems, read_judgments
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edgar_rag.eval.financebench_labels import (
+from edgar_rag_dev.eval.financebench_labels import (
     DEFAULT_JUDGMENTS,
     Judgment,
     answer_sha256,

@@ -18,10 +18,10 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 from edgar_rag.api import Index, open_index
-from edgar_rag.bench.postgres_server import PostgresStartError, running_postgres
 from edgar_rag.domain import ParsedFiling
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.ingest.pipeline import ingest_filing
+from edgar_rag_dev.bench.postgres_server import PostgresStartError, running_postgres
 
 
 def _is_loopback(address: Any) -> bool:

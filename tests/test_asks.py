@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from edgar_rag.domain import Response
-from edgar_rag.eval.asks import AskedQuestion, Gold, outcome_of, read_asks, states
+from edgar_rag_dev.eval.asks import AskedQuestion, Gold, outcome_of, read_asks, states
 
 
 def _gold(value: str, unit: str, scale: int = 0, decimals: int = 1) -> Gold:

@@ -1,10 +1,10 @@
 """The engine comparison's page and its size count (the measurements themselves need Dask or
-Ray: ``make bench-cluster``, ``python -m edgar_rag.bench.engines``)."""
+Ray: ``make bench-cluster``, ``python -m edgar_rag_dev.bench.engines``)."""
 
 from __future__ import annotations
 
-from edgar_rag.bench.cluster import render
-from edgar_rag.bench.engines import installed_bytes
+from edgar_rag_dev.bench.cluster import render
+from edgar_rag_dev.bench.engines import installed_bytes
 
 
 def test_installed_bytes_count_a_distribution_and_what_it_requires() -> None:

@@ -7,15 +7,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from edgar_rag.bench.commands import (
-    BASELINE,
-    ask_commands,
-    measure_commands,
-    render_cli,
-    summarise,
-    time_commands,
-)
-from edgar_rag.bench.report import render_readme_figures
+from edgar_rag_dev.bench.commands import ask_commands, measure_commands, summarise, time_commands
+from edgar_rag_dev.bench.commands_page import BASELINE, render_cli
+from edgar_rag_dev.bench.report import render_readme_figures
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

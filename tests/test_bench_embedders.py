@@ -6,7 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edgar_rag.bench.embedders import (
+from edgar_rag.domain import Embedder
+from edgar_rag.index.embedders import HashingEmbedder, OnnxMiniLMEmbedder
+from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag_dev.bench.embedders import (
     VARIANTS,
     holds_recall,
     reembedded,
@@ -14,10 +17,7 @@ from edgar_rag.bench.embedders import (
     time_embedders,
     token_lengths,
 )
-from edgar_rag.bench.report import render_embedders
-from edgar_rag.domain import Embedder
-from edgar_rag.index.embedders import HashingEmbedder, OnnxMiniLMEmbedder
-from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag_dev.bench.report import render_embedders
 
 
 @pytest.fixture(scope="module")

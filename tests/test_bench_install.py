@@ -10,18 +10,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edgar_rag.bench.install import (
-    ALL,
-    DEFAULT,
+from edgar_rag_dev.bench.install import (
     Inputs,
     check_cli,
     count_distributions,
     parse_uv_log,
-    render_install,
     summarise,
     venv_size_mib,
 )
-from edgar_rag.bench.report import record_entry, render_performance, render_readme_figures
+from edgar_rag_dev.bench.install_page import ALL, DEFAULT, render_install
+from edgar_rag_dev.bench.report import record_entry, render_performance, render_readme_figures
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

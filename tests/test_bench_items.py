@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.bench.items import (
+from edgar_rag.domain import Section
+from edgar_rag_dev.bench.items import (
     EXPECTED,
     PARSERS,
     PDF_FOLDER,
@@ -23,7 +24,6 @@ from edgar_rag.bench.items import (
     score_items,
     summarise,
 )
-from edgar_rag.domain import Section
 
 
 def _all_items_in_order(length_chars: int = 5000) -> list[FoundItem]:

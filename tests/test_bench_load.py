@@ -13,14 +13,6 @@ from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.tapes import read_tape
-from edgar_rag.bench.load import (
-    ask_bodies,
-    bench_settings,
-    prepare_tape,
-    running_server,
-    server_environment,
-)
-from edgar_rag.bench.traffic import Reply, SaturationPlan, closed_loop, saturate, summarise_level
 from edgar_rag.domain import Generation, Prompt
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
@@ -31,6 +23,20 @@ from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, ServiceSettings, create_app
 from edgar_rag.service.server import serve_in_thread
 from edgar_rag.service.slots import DEFAULT_GENERATION_S
+from edgar_rag_dev.bench.load import (
+    ask_bodies,
+    bench_settings,
+    prepare_tape,
+    running_server,
+    server_environment,
+)
+from edgar_rag_dev.bench.traffic import (
+    Reply,
+    SaturationPlan,
+    closed_loop,
+    saturate,
+    summarise_level,
+)
 
 # Narrative questions: a figure question is answered in code and never holds a model's slot.
 SALES = ("AAPL", 2025, "How does Apple describe the markets it sells its products in?")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from edgar_rag.bench.model import narrative_questions
-from edgar_rag.bench.report import render_model
+from edgar_rag_dev.bench.model import narrative_questions
+from edgar_rag_dev.bench.report import render_model
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

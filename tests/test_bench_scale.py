@@ -12,8 +12,12 @@ import numpy as np
 import psycopg
 import pytest
 
-from edgar_rag.bench.postgres_server import running_postgres
-from edgar_rag.bench.scale import (
+from edgar_rag.index.embedders import HashingEmbedder
+from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag.ingest.indexer import index_filings
+from edgar_rag.ingest.local import find_local_filings
+from edgar_rag_dev.bench.postgres_server import running_postgres
+from edgar_rag_dev.bench.scale import (
     PG_SEARCHES,
     ScaleSettings,
     _in_own_process,
@@ -21,10 +25,6 @@ from edgar_rag.bench.scale import (
     render,
     write_synthetic,
 )
-from edgar_rag.index.embedders import HashingEmbedder
-from edgar_rag.index.sqlite import SqliteIndex
-from edgar_rag.ingest.indexer import index_filings
-from edgar_rag.ingest.local import find_local_filings
 
 
 def test_the_synthetic_index_replicates_the_chunks_with_noise_under_made_up_ciks(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from edgar_rag.bench.report import (
+from edgar_rag_dev.bench.report import (
     EDGAR_10K_PER_YEAR,
     QUERY_MEMORY_MIB,
     _scale_figures,

@@ -208,10 +208,10 @@ def test_dev_eval_narrative_renders_nothing_before_a_run(run: CliRunner) -> None
 
 
 def test_loading_the_command_imports_no_evaluation_or_benchmark() -> None:
-    # edgar-rag --help and --version must not wait for numpy-heavy eval and bench modules.
+    # The runtime never imports the tooling: its commands join by entry point (cli.tools).
     code = (
         "import sys, edgar_rag.cli; print(sorted(m for m in sys.modules "
-        "if m.startswith(('edgar_rag.eval', 'edgar_rag.bench'))))"
+        "if m.startswith(('edgar_rag_dev', 'importlib.metadata'))))"
     )
     loaded = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
@@ -220,13 +220,17 @@ def test_loading_the_command_imports_no_evaluation_or_benchmark() -> None:
 
 
 HEAVY = ("numpy", "torch", "onnxruntime", "psycopg", "httpx", "llama_cpp", "sentence_transformers")
+EVAL_BENCH = ("edgar_rag_dev.eval", "edgar_rag_dev.bench")
+"""--help loads the tooling's commands (``edgar-rag eval`` is listed), not what they run."""
+TOOLING = ("edgar_rag_dev", "importlib.metadata")
+"""--version does not even look the tooling's entry points up."""
 
 
 @pytest.mark.parametrize(
     ("args", "unloaded"),
     [
-        (["--version"], (*HEAVY, "pydantic", "edgar_rag.api", "edgar_rag.domain")),
-        (["--help"], (*HEAVY, "pydantic", "edgar_rag.api", "edgar_rag.domain")),
+        (["--version"], (*HEAVY, "pydantic", "edgar_rag.api", "edgar_rag.domain", *TOOLING)),
+        (["--help"], (*HEAVY, "pydantic", "edgar_rag.api", "edgar_rag.domain", *EVAL_BENCH)),
         (["filings", "--db", "{db}"], (*HEAVY, "pydantic", "pydantic_settings")),
         (["filings", "--db", "{db}", "--json"], (*HEAVY, "pydantic_settings")),
     ],
@@ -235,7 +239,8 @@ def test_a_light_command_loads_no_heavy_module(
     args: list[str], unloaded: tuple[str, ...], tmp_path: Path
 ) -> None:
     """What a command imports, read in a new interpreter (a structural check; `make bench-cli`
-    times them): `--version` and `--help` load neither numpy nor pydantic nor the library, and
+    times them): `--version` and `--help` load neither numpy nor pydantic nor the library nor
+    what the tooling's commands run (`--version` not even the tooling's entry points), and
     `filings` no numpy, embedder, PostgreSQL driver, HTTP client, model or pydantic-settings
     (pydantic only for its --json, the service's body)."""
     argv = [a.replace("{db}", str(tmp_path / "empty.db")) for a in args]
@@ -396,7 +401,7 @@ def test_ingest_json_prints_each_outcome_and_its_lines_go_to_stderr(
 def test_thresholds_json_prints_the_fit(
     run: CliRunner, sample_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from edgar_rag.eval import answering, golden  # noqa: PLC0415
+    from edgar_rag_dev.eval import answering, golden  # noqa: PLC0415
 
     fit = answering.ThresholdFit(threshold=0.41234, admitted=9, questions=10, companies=3)
     monkeypatch.setattr(answering, "fit_cosine_threshold", lambda *args: fit)

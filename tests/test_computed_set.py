@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.eval.computed import (
+from edgar_rag.figures.calculator import Calculation
+from edgar_rag.figures.formula import render
+from edgar_rag.figures.library import load_library
+from edgar_rag.figures.stated import StatedFormula, read_stated_formula
+from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag_dev.eval.computed import (
     ComputedQuestion,
     answer_directly,
     ceiling,
@@ -18,12 +23,7 @@ from edgar_rag.eval.computed import (
     read_hand_questions,
     write_computed,
 )
-from edgar_rag.eval.computed import corpus_figures as corpus_figures_of
-from edgar_rag.figures.calculator import Calculation
-from edgar_rag.figures.formula import render
-from edgar_rag.figures.library import load_library
-from edgar_rag.figures.stated import StatedFormula, read_stated_formula
-from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag_dev.eval.computed import corpus_figures as corpus_figures_of
 from figures_facts import corpus_figures
 
 ROOT = Path(__file__).parents[1]

@@ -6,8 +6,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edgar_rag.bench.embedders import sample_texts
-from edgar_rag.bench.embedding import compare_embedders
 from edgar_rag.compose import build_embedder
 from edgar_rag.config import EmbedderName
 from edgar_rag.domain import Embedder, Vectors
@@ -18,6 +16,8 @@ from edgar_rag.index.embedders import (
     prepare_text,
 )
 from edgar_rag.index.sqlite import SqliteIndex
+from edgar_rag_dev.bench.embedders import sample_texts
+from edgar_rag_dev.bench.embedding import compare_embedders
 
 PASSAGES = [
     "Total net sales increased 6% to $416,161 million in 2025 compared to 2024.",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.eval.sets import (
+from edgar_rag_dev.eval.sets import (
     ASKS_SET,
     DERIVED_SET,
     FINANCEBENCH_SET,

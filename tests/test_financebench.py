@@ -11,7 +11,7 @@ import pytest
 
 from edgar_rag.answer.numbers import Figure, find_figures
 from edgar_rag.domain import Reason, Response
-from edgar_rag.eval.financebench import (
+from edgar_rag_dev.eval.financebench import (
     PAPER,
     EvidenceText,
     evidence_ranks,
@@ -20,7 +20,7 @@ from edgar_rag.eval.financebench import (
     recall,
     summary,
 )
-from edgar_rag.eval.financebench_labels import (
+from edgar_rag_dev.eval.financebench_labels import (
     Judgment,
     answer_sha256,
     gold_figure,
@@ -28,7 +28,7 @@ from edgar_rag.eval.financebench_labels import (
     matches,
     question_scale,
 )
-from edgar_rag.eval.financebench_page import render
+from edgar_rag_dev.eval.financebench_page import render
 
 EVIDENCE = (
     "Consolidated Statement of Cash Flow s\nYears ended December 31\n \n(Millions)\n \n2018\n"
@@ -363,7 +363,7 @@ def test_the_command_writes_the_report_and_prints_it_with_json(
     from click.testing import CliRunner  # noqa: PLC0415
 
     from edgar_rag.cli import main  # noqa: PLC0415
-    from edgar_rag.eval import financebench  # noqa: PLC0415
+    from edgar_rag_dev.eval import financebench  # noqa: PLC0415
 
     report = _tiny_report()
     monkeypatch.setattr(financebench, "run", lambda *args, **options: report)

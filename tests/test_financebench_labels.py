@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from edgar_rag.eval.financebench_labels import (
+from edgar_rag_dev.eval.financebench_labels import (
     Judgment,
     Label,
     answer_sha256,

@@ -10,9 +10,9 @@ import pytest
 
 from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.config import Settings
-from edgar_rag.eval import gate as gate_module
-from edgar_rag.eval.financebench import summary
-from edgar_rag.eval.gate import (
+from edgar_rag_dev.eval import gate as gate_module
+from edgar_rag_dev.eval.financebench import summary
+from edgar_rag_dev.eval.gate import (
     Gate,
     GatedSet,
     Outcome,

@@ -21,11 +21,11 @@ from edgar_rag.compose import build_answerer, open_index
 from edgar_rag.config import Settings
 from edgar_rag.domain import FilingMeta, Generation, Prompt
 from edgar_rag.errors import EdgarRagError
-from edgar_rag.eval.answering import GOLDEN, answer_split
-from edgar_rag.eval.gate import failures, make_gate, run_outcomes
-from edgar_rag.eval.golden import GoldenQuestion, prints_figure, read_golden
-from edgar_rag.eval.replay import SETS, replay
 from edgar_rag.rules import fiscal_year_containing
+from edgar_rag_dev.eval.answering import GOLDEN, answer_split
+from edgar_rag_dev.eval.gate import failures, make_gate, run_outcomes
+from edgar_rag_dev.eval.golden import GoldenQuestion, prints_figure, read_golden
+from edgar_rag_dev.eval.replay import SETS, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DB = ROOT / "build" / "corpus.db"

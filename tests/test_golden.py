@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from edgar_rag.domain import ParsedFiling
-from edgar_rag.eval.answering import gold_matches
-from edgar_rag.eval.golden import (
+from edgar_rag_dev.eval.answering import gold_matches
+from edgar_rag_dev.eval.golden import (
     METRICS,
     GoldenQuestion,
     golden_questions,
     short_name,
     split_companies,
 )
-from edgar_rag.eval.report import arm_outcome, render_answering, render_retrieval
+from edgar_rag_dev.eval.report import arm_outcome, render_answering, render_retrieval
 
 
 def test_companies_alternate_between_splits_in_ticker_order() -> None:

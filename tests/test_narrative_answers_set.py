@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.eval.narrative import NarrativeQuestion, read_narrative
-from edgar_rag.eval.sets import MOVED_TO_DEV
+from edgar_rag_dev.eval.narrative import NarrativeQuestion, read_narrative
+from edgar_rag_dev.eval.sets import MOVED_TO_DEV
 from narrative_corpus import CORPUS, CORPUS_TICKERS, MANIFEST, filing_paths, item_texts, manifest
 
 DATA = Path(__file__).resolve().parents[1] / "data"

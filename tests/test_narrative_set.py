@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from edgar_rag.eval.narrative import ITEM_PATTERN, Topic
+from edgar_rag_dev.eval.narrative import ITEM_PATTERN, Topic
 from narrative_corpus import CORPUS, CORPUS_TICKERS, MANIFEST, filing_paths, item_texts, manifest
 
 NARRATIVE = Path(__file__).resolve().parents[1] / "data" / "retrieval" / "narrative.jsonl"

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from edgar_rag.eval import render
-from edgar_rag.eval import report_figures as figures_module
-from edgar_rag.eval.golden import GoldenQuestion
-from edgar_rag.eval.report_figures import paired_mde, report_figures
-from edgar_rag.eval.report_page import render_report
-from edgar_rag.eval.stats import minimum_detectable_effect
+from edgar_rag_dev.eval import render
+from edgar_rag_dev.eval import report_figures as figures_module
+from edgar_rag_dev.eval.golden import GoldenQuestion
+from edgar_rag_dev.eval.report_figures import paired_mde, report_figures
+from edgar_rag_dev.eval.report_page import render_report
+from edgar_rag_dev.eval.stats import minimum_detectable_effect
 
 
 @pytest.fixture(autouse=True)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.bench.pdf_readers import render, sample_figures, sample_row_matches
 from edgar_rag.ingest.statements import RowFigure
+from edgar_rag_dev.bench.pdf_readers import render, sample_figures, sample_row_matches
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "financebench" / "statement_rows.json"

@@ -13,7 +13,7 @@ from statsmodels.stats.proportion import (  # type: ignore[import-untyped, unuse
     proportion_confint,
 )
 
-from edgar_rag.eval.stats import (
+from edgar_rag_dev.eval.stats import (
     auroc,
     auroc_interval,
     cluster_bootstrap,

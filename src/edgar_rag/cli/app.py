@@ -1,17 +1,19 @@
 """The ``edgar-rag`` group every command joins: one line for an error, a log file for a bug,
-and the options and output helpers the commands share."""
+the commands of installed tooling (``cli.tools``), and the options and output helpers the
+commands share."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from edgar_rag import __version__
+from edgar_rag.cli.tools import TOOLING, FindTools, installed_tools, load_tool, missing_tool
 from edgar_rag.errors import EdgarRagError
 from edgar_rag.extras import missing_extra
 
@@ -28,7 +30,32 @@ class EdgarRagGroup(click.Group):
     An optional part used without its extra is one such line, naming the extra to install.
 
     What the package logs goes to the log file (``log_file_path``); an unexpected exception, a
-    bug, is logged there with its traceback, and the user reads one line naming the file."""
+    bug, is logged there with its traceback, and the user reads one line naming the file.
+
+    A name that is none of the group's own commands is looked up among the installed tools
+    (``find_tools``, read once), and a tool that is not installed answers one line."""
+
+    def __init__(self, *args: Any, find_tools: FindTools = installed_tools, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._find_tools = find_tools
+        self._tools: Mapping[str, Callable[[], object]] | None = None
+
+    def tools(self) -> Mapping[str, Callable[[], object]]:
+        if self._tools is None:
+            self._tools = self._find_tools()
+        return self._tools
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            return command
+        loader = self.tools().get(cmd_name)
+        if loader is not None:
+            return load_tool(loader, cmd_name)
+        return missing_tool(cmd_name) if cmd_name in TOOLING else None
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.tools()})
 
     def invoke(self, ctx: click.Context) -> Any:
         import logging  # noqa: PLC0415 (--version and --help answer before this runs)

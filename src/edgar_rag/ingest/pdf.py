@@ -2,9 +2,9 @@
 pages (income statement, balance sheet, cash flows) read from word positions as labelled rows.
 
 PDFium's text runs carry their boxes; a run is split into words with positions shared out by
-character, enough to tell which column a figure stands in (``bench/pdf_readers.py`` measures
-this against pdfplumber's word boxes). A PDF without text, encrypted or cut short is refused with
-a one-line ``ParseError`` naming the file.
+character, enough to tell which column a figure stands in (``edgar_rag_dev.bench.pdf_readers``
+measures this against pdfplumber's word boxes). A PDF without text, encrypted or cut short is
+refused with a one-line ``ParseError`` naming the file.
 """
 
 from __future__ import annotations
