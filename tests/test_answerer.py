@@ -15,7 +15,6 @@ from edgar_rag.answer.answerer import (
     AnswerSettings,
     fiscal_year_of_header,
 )
-from edgar_rag.answer.generators import EchoGenerator
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.domain import Generation, Prompt, Reason
 from edgar_rag.errors import SourceError
@@ -23,6 +22,7 @@ from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.model.generators import EchoGenerator
 from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.models import AskResponse

@@ -12,13 +12,13 @@ import pytest
 from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.answer.prompt import draw_refusal_token
-from edgar_rag.answer.tapes import read_tape
 from edgar_rag.domain import Generation, Prompt
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.model.tapes import read_tape
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, ServiceSettings, create_app
 from edgar_rag.service.server import serve_in_thread

@@ -262,9 +262,9 @@ def test_ask_on_a_terminal_prints_the_draft_as_it_comes_then_the_verified_answer
     import pty  # noqa: PLC0415
     from dataclasses import replace  # noqa: PLC0415
 
-    from edgar_rag.answer.tapes import TapeGenerator  # noqa: PLC0415
     from edgar_rag.compose import build_answerer, open_index  # noqa: PLC0415
     from edgar_rag.config import Settings  # noqa: PLC0415
+    from edgar_rag.model.tapes import TapeGenerator  # noqa: PLC0415
     from fakes import ScriptedGenerator  # noqa: PLC0415
 
     invoke(run, "ingest", "--from", str(sample_dir), "--tickers", "aapl", "--years", "2025")

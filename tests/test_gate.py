@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.config import Settings
+from edgar_rag.model.tapes import NotRecorded
 from edgar_rag_dev.eval import gate as gate_module
 from edgar_rag_dev.eval.financebench import summary
 from edgar_rag_dev.eval.gate import (

@@ -16,11 +16,11 @@ import pytest
 
 import edgar_rag.answer.answerer as answerer_module
 from edgar_rag.answer.prose_dates import event_day
-from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.compose import build_answerer, open_index
 from edgar_rag.config import Settings
 from edgar_rag.domain import FilingMeta, Generation, Prompt
 from edgar_rag.errors import EdgarRagError
+from edgar_rag.model.tapes import TapeGenerator
 from edgar_rag.rules import fiscal_year_containing
 from edgar_rag_dev.eval.answering import GOLDEN, answer_split
 from edgar_rag_dev.eval.gate import failures, make_gate, run_outcomes

@@ -9,16 +9,16 @@ from typing import Any
 import httpx
 import pytest
 
-from edgar_rag.answer.generators import (
+from edgar_rag.answer.prompt import PromptPassage, build_prompt
+from edgar_rag.domain import Generator, Message, Prompt
+from edgar_rag.errors import SourceError
+from edgar_rag.model.generators import (
     AnthropicGenerator,
     EchoGenerator,
     GeneratorTimeout,
     OllamaGenerator,
     OpenAICompatibleGenerator,
 )
-from edgar_rag.answer.prompt import PromptPassage, build_prompt
-from edgar_rag.domain import Generator, Message, Prompt
-from edgar_rag.errors import SourceError
 
 KEY = "sk-test-7d1c0ffee5ecret"
 OPENAI_URL = "http://127.0.0.1:8080/v1"

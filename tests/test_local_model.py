@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from edgar_rag.answer.local_model import (
+from edgar_rag.domain import Message, Prompt
+from edgar_rag.errors import ConfigError
+from edgar_rag.model.local_model import (
     MODEL_FILE,
     assemble_model,
 )
-from edgar_rag.domain import Message, Prompt
-from edgar_rag.errors import ConfigError
 
 PARTS = [b"GGUF" + bytes(range(256)) * 3, b"middle part " * 100, b"the end"]
 PARTS_SHA256 = hashlib.sha256(b"".join(PARTS)).hexdigest()

@@ -19,12 +19,6 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from edgar_rag.answer.local_model import (
-    MODEL_FILE,
-    MODEL_NAME,
-    assemble_model,
-    installed_part_paths,
-)
 from edgar_rag.config import Settings
 from edgar_rag.domain import Message, Prompt
 from edgar_rag.errors import ConfigError, SourceError
@@ -33,6 +27,12 @@ from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.model.generator import LocalModelGenerator
+from edgar_rag.model.local_model import (
+    MODEL_FILE,
+    MODEL_NAME,
+    assemble_model,
+    installed_part_paths,
+)
 from edgar_rag.model.process import ModelProcess
 from edgar_rag.model.state import STATE_FILE, ModelOptions, WorkerState, read_state, write_state
 from edgar_rag.service.app import build_services, create_app

@@ -12,12 +12,12 @@ import pytest
 
 from edgar_rag.answer.answerer import Answerer, AnswerSettings
 from edgar_rag.answer.prompt import draw_refusal_token
-from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.domain import Generator, Prompt
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.model.tapes import TapeGenerator
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag_dev.eval.narrative import (
     NarrativeQuestion,

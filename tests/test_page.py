@@ -13,12 +13,12 @@ from playwright.sync_api import ConsoleMessage, Page, Route, expect, sync_playwr
 from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.answer.render import REASON_WORDS
-from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.model.tapes import TapeGenerator
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, create_app
 from edgar_rag.service.server import serve_in_thread

@@ -23,10 +23,8 @@ from schemathesis.core.result import Ok
 from schemathesis.schemas import BaseSchema
 
 from edgar_rag.answer.answerer import Answerer
-from edgar_rag.answer.generators import GeneratorTimeout
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.answer.render import REASON_WORDS
-from edgar_rag.answer.tapes import TapeGenerator
 from edgar_rag.config import Settings
 from edgar_rag.domain import MAX_QUESTION_CHARS, Generation, Generator, ParsedFiling, Prompt
 from edgar_rag.errors import SourceError
@@ -35,6 +33,8 @@ from edgar_rag.index.postgres import PostgresIndex
 from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
+from edgar_rag.model.generators import GeneratorTimeout
+from edgar_rag.model.tapes import TapeGenerator
 from edgar_rag.question.companies import CompanyDirectory
 from edgar_rag.retrieve.search import Searcher
 from edgar_rag.service.app import Services, ServiceSettings, build_services, create_app

@@ -16,7 +16,6 @@ import pytest
 
 from edgar_rag.answer.answerer import Answerer
 from edgar_rag.answer.computed import ComputedAnswers
-from edgar_rag.answer.local_model import MODEL_FILE, MODEL_NAME
 from edgar_rag.domain import Generation, Prompt, TokenSink
 from edgar_rag.errors import SourceError
 from edgar_rag.figures.library import load_library
@@ -25,6 +24,7 @@ from edgar_rag.index.sqlite import SqliteIndex
 from edgar_rag.ingest.indexer import index_filings
 from edgar_rag.ingest.local import find_local_filings
 from edgar_rag.model.generator import LocalModelGenerator
+from edgar_rag.model.local_model import MODEL_FILE, MODEL_NAME
 from edgar_rag.model.process import ModelProcess
 from edgar_rag.model.state import ModelOptions
 from edgar_rag.retrieve.search import Searcher

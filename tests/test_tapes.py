@@ -13,12 +13,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from edgar_rag.answer.generators import OpenAICompatibleGenerator
-from edgar_rag.answer.tapes import NotRecorded, TapeGenerator, read_tape, tape_key
 from edgar_rag.compose import build_generator
 from edgar_rag.config import Settings
 from edgar_rag.domain import Generation, Generator, Message, Prompt
 from edgar_rag.errors import ConfigError
+from edgar_rag.model.generators import OpenAICompatibleGenerator
+from edgar_rag.model.tapes import NotRecorded, TapeGenerator, read_tape, tape_key
 
 PROMPT = Prompt(
     messages=(
@@ -103,7 +103,7 @@ def test_another_generator_does_not_replay_a_tape_it_did_not_record(tmp_path: Pa
 
 def test_the_key_is_stable_across_processes() -> None:
     code = (
-        "from edgar_rag.answer.tapes import tape_key\n"
+        "from edgar_rag.model.tapes import tape_key\n"
         "from edgar_rag.domain import Message, Prompt\n"
         f"print(tape_key('scripted', Prompt(messages={PROMPT.messages!r}, "
         f"refusal_token={PROMPT.refusal_token!r}, max_tokens=64)))\n"

@@ -127,7 +127,7 @@ def build_model_process(
 ) -> ModelProcess:
     """The local model process of the settings' model cache, to answer with (the model file is
     assembled from its parts the first time)."""
-    from edgar_rag.answer.local_model import assemble_model  # noqa: PLC0415
+    from edgar_rag.model.local_model import assemble_model  # noqa: PLC0415
     from edgar_rag.model.process import ModelProcess  # noqa: PLC0415
 
     model = assemble_model(settings.model_dir, progress)
@@ -136,7 +136,7 @@ def build_model_process(
 
 def find_model_process(settings: Settings) -> ModelProcess:
     """The local model process of the settings' model cache, to see or stop (nothing assembled)."""
-    from edgar_rag.answer.local_model import MODEL_FILE  # noqa: PLC0415
+    from edgar_rag.model.local_model import MODEL_FILE  # noqa: PLC0415
     from edgar_rag.model.process import ModelProcess  # noqa: PLC0415
 
     model = settings.model_dir / MODEL_FILE
@@ -159,7 +159,7 @@ def build_generator(
     settings: Settings, progress: Progress | None = None, announce: Announce | None = None
 ) -> Generator:
     """The generator the settings name, wrapped in a tape when one is recording or replaying."""
-    from edgar_rag.answer.tapes import TapeGenerator  # noqa: PLC0415
+    from edgar_rag.model.tapes import TapeGenerator  # noqa: PLC0415
 
     if settings.tape_mode in ("replay", "replay-paced"):
         paced = settings.tape_mode == "replay-paced"
@@ -187,7 +187,7 @@ def _plain_generator(
         return LocalModelGenerator(build_model_process(settings, progress, announce), timeout)
     import httpx  # noqa: PLC0415
 
-    from edgar_rag.answer.generators import (  # noqa: PLC0415
+    from edgar_rag.model.generators import (  # noqa: PLC0415
         AnthropicGenerator,
         EchoGenerator,
         OllamaGenerator,

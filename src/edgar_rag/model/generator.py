@@ -14,15 +14,15 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from edgar_rag.answer.local_model import MODEL_NAME
 from edgar_rag.domain import Generation, Prompt, TokenSink
 from edgar_rag.errors import SourceError
+from edgar_rag.model.local_model import MODEL_NAME
 from edgar_rag.model.process import ModelProcess
 
 if TYPE_CHECKING:
     import httpx
 
-    from edgar_rag.answer.generators import OpenAICompatibleGenerator
+    from edgar_rag.model.generators import OpenAICompatibleGenerator
 
 _DEATH_WAIT_S = 2.0
 """How long a failed request waits for the worker's exit to show, before blaming the network."""
@@ -57,7 +57,7 @@ class LocalModelGenerator:
         return self._ask(lambda client: client.stream(prompt, on_token))
 
     def _ask(self, call: Callable[[OpenAICompatibleGenerator], Generation]) -> Generation:
-        from edgar_rag.answer.generators import (  # noqa: PLC0415
+        from edgar_rag.model.generators import (  # noqa: PLC0415
             GeneratorTimeout,
             OpenAICompatibleGenerator,
         )

@@ -26,9 +26,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from edgar_rag.answer.generators import GeneratorTimeout
-from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.errors import EdgarRagError, EmptyIndexError, NotFoundError, SourceError
+from edgar_rag.model.generators import GeneratorTimeout
+from edgar_rag.model.tapes import NotRecorded
 from edgar_rag.service.models import ErrorBody
 from edgar_rag.service.observe import record_of
 

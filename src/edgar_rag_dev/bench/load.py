@@ -38,10 +38,10 @@ import httpx
 from pydantic import SecretStr
 
 from edgar_rag.answer.answerer import Answerer
-from edgar_rag.answer.tapes import NotRecorded, TapeGenerator, read_tape
 from edgar_rag.compose import build_answerer, open_index
 from edgar_rag.config import Settings
 from edgar_rag.domain import FilingStore
+from edgar_rag.model.tapes import NotRecorded, TapeGenerator, read_tape
 from edgar_rag_dev.bench.report import write_performance
 from edgar_rag_dev.bench.traffic import SaturationPlan, closed_loop, saturate, summarise_level
 

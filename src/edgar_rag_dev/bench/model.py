@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from edgar_rag.answer.local_model import MODEL_FILE, assemble_model
+from edgar_rag.model.local_model import MODEL_FILE, assemble_model
 from edgar_rag.model.process import ModelProcess
 from edgar_rag.model.state import STATE_FILE, ModelOptions, read_state
 from edgar_rag_dev.bench.report import write_performance

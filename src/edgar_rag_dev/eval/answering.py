@@ -20,8 +20,8 @@ from edgar_rag.answer.answerer import RECITED_NOTE, TRIMMED_NOTE, Answerer
 from edgar_rag.answer.gates import apply_gate, cross_fit_thresholds
 from edgar_rag.answer.numbers import PrintedFigure, find_figures, supports
 from edgar_rag.answer.prepared import Prepared
-from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.domain import FilingMeta, Generation, Reason, Response
+from edgar_rag.model.tapes import NotRecorded
 from edgar_rag.question.companies import company_guard
 from edgar_rag_dev.eval.golden import (
     GoldenQuestion,

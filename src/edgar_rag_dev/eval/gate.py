@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.config import Settings
+from edgar_rag.model.tapes import NotRecorded
 from edgar_rag_dev.eval.financebench_labels import gold_figure
 
 GATES = Path("data/gates")

@@ -28,9 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from edgar_rag.answer.answerer import COMPUTED, Answerer
 from edgar_rag.answer.numbers import find_figures, passage_figures, supports
 from edgar_rag.answer.prepared import Prepared
-from edgar_rag.answer.tapes import NotRecorded
 from edgar_rag.domain import Generation, Reason, Response
 from edgar_rag.markdown import interval, share, table
+from edgar_rag.model.tapes import NotRecorded
 from edgar_rag_dev.eval.answering import guards_declining, read_partial
 from edgar_rag_dev.eval.report import ARMS, arm_outcome
 from edgar_rag_dev.eval.sets import NARRATIVE_SET
