@@ -73,6 +73,11 @@ def _declined(verdict: Verdict, reason: Reason, detail: str) -> Verdict:
     return replace(verdict, ok=False, reason=reason, detail=detail)
 
 
+def _unless(verdict: Verdict, reason: Reason, problem: str | None) -> Verdict:
+    """The verdict when there is no ``problem``, else declined with it."""
+    return verdict if problem is None else _declined(verdict, reason, problem)
+
+
 def period_reported(verdict: Verdict, draft: Draft) -> Verdict:
     """A figure of a year the filing does not report is another year's (``unsupported_claim``)."""
     if not draft.check_periods:
@@ -96,23 +101,21 @@ def computed_agrees(verdict: Verdict, draft: Draft) -> Verdict:
         return verdict
     prepared = draft.prepared
     problem = draft.computed.disagreement(draft.text, prepared.question, prepared.scope)
-    return verdict if problem is None else _declined(verdict, Reason.UNSUPPORTED_CLAIM, problem)
+    return _unless(verdict, Reason.UNSUPPORTED_CLAIM, problem)
 
 
 def comparison_agrees(verdict: Verdict, draft: Draft) -> Verdict:
     """A comparison says its figures' order as they are ("rose" from a lower to a higher
     figure: ``comparisons.comparison_contradicted``; ``unsupported_claim``)."""
     wrong_way = comparison_contradicted(verdict.text)
-    return verdict if wrong_way is None else _declined(verdict, Reason.UNSUPPORTED_CLAIM, wrong_way)
+    return _unless(verdict, Reason.UNSUPPORTED_CLAIM, wrong_way)
 
 
 def year_not_quarter(verdict: Verdict, draft: Draft) -> Verdict:
     """A year's figure is no answer to a question of a quarter (``comparisons.quarter_for_year``;
     ``unsupported_claim``)."""
     of_quarter = quarter_for_year(draft.prepared.question.text, verdict.text)
-    return (
-        verdict if of_quarter is None else _declined(verdict, Reason.UNSUPPORTED_CLAIM, of_quarter)
-    )
+    return _unless(verdict, Reason.UNSUPPORTED_CLAIM, of_quarter)
 
 
 def unsaid_unspoken(verdict: Verdict, draft: Draft) -> Verdict:
@@ -147,7 +150,7 @@ def premise_stands(verdict: Verdict, draft: Draft) -> Verdict:
     """What the question takes for granted is not said the other way by the answer or its
     passages (``false_premise``)."""
     denied = _premise_denied(draft.prepared.question, verdict, draft.passages)
-    return verdict if denied is None else _declined(verdict, Reason.FALSE_PREMISE, denied)
+    return _unless(verdict, Reason.FALSE_PREMISE, denied)
 
 
 def figure_stated(verdict: Verdict, draft: Draft) -> Verdict:
@@ -163,7 +166,7 @@ def figure_founded(verdict: Verdict, draft: Draft) -> Verdict:
     """The model's figure is one a filing can print, in the kind asked, from a passage that says
     what code could not plan (``unsupported_claim``)."""
     unfounded = _figure_unfounded(draft.prepared, verdict, draft.passages)
-    return verdict if unfounded is None else _declined(verdict, Reason.UNSUPPORTED_CLAIM, unfounded)
+    return _unless(verdict, Reason.UNSUPPORTED_CLAIM, unfounded)
 
 
 def act_said(verdict: Verdict, draft: Draft) -> Verdict:
@@ -183,7 +186,7 @@ def quarter_said(verdict: Verdict, draft: Draft) -> Verdict:
     quarter (``unsupported_claim``)."""
     filing = draft.prepared.scope.filing
     quarter = _quarter_unsaid(draft.prepared.question, verdict, draft.passages, filing)
-    return verdict if quarter is None else _declined(verdict, Reason.UNSUPPORTED_CLAIM, quarter)
+    return _unless(verdict, Reason.UNSUPPORTED_CLAIM, quarter)
 
 
 def second_look_kept(verdict: Verdict, draft: Draft) -> Verdict:

@@ -176,23 +176,41 @@ def compute_formula(
     derived only when the library marks its derivation a total of its parts (total debt): the
     filing does not report gross profit of a bank."""
     operands = resolve_operands(formula, fiscal_year, library, filings)
-    first, derived = operands, set[str]()
-    while isinstance(operands, MissingFigure):
-        item = library.items.get(operands.item)
-        if item is None or not item.derived or item.key in derived:
-            break  # nothing derives it: the first line missing is what is missing
-        if isinstance(formula, Ref) and not item.derived_when_asked:
-            break
-        derived.add(item.key)
-        found = _first_printed(formula, item, fiscal_year, library, filings)
-        if found is None:
-            break
-        formula, operands = found
     if isinstance(operands, MissingFigure):
-        return first if isinstance(first, MissingFigure) else operands
+        found = _derived(formula, operands, fiscal_year, library, filings)
+        if found is None:
+            return operands  # the first line missing is what is missing
+        formula, operands = found
     return calculate(
         formula, fiscal_year, operands, unit, decimals=decimals, scale=scale, metric=metric
     )
+
+
+def _derived(
+    formula: Expr,
+    missing: MissingFigure,
+    fiscal_year: int,
+    library: MetricLibrary,
+    filings: Sequence[FilingFigures],
+) -> tuple[Expr, list[Operand]] | None:
+    """``formula`` with each line the filings do not print replaced by its first derivation
+    whose own lines they print, each derivation once, and its operands; None when a missing
+    line has none (or is asked alone and its derivation is no total of its parts)."""
+    derived: set[str] = set()
+    while True:
+        item = library.items.get(missing.item)
+        if item is None or not item.derived or item.key in derived:
+            return None
+        if isinstance(formula, Ref) and not item.derived_when_asked:
+            return None
+        derived.add(item.key)
+        found = _first_printed(formula, item, fiscal_year, library, filings)
+        if found is None:
+            return None
+        formula, operands = found
+        if not isinstance(operands, MissingFigure):
+            return formula, operands
+        missing = operands
 
 
 def _first_printed(

@@ -233,7 +233,7 @@ def row_fact(figure: RowFigure, meta: FilingMeta) -> Fact | None:
     start = None
     if figure.statement is not StatementKind.BALANCE:
         months = column.months
-        before = same_day(end, end.year - 1) if months in (None, 12) else months_before(end, months)
+        before = same_day(end, end.year - 1) if months is None else months_before(end, months)
         start = before + timedelta(days=1)
     return Fact(
         concept="",

@@ -24,6 +24,7 @@ from enum import StrEnum
 from edgar_rag.domain import ChunkKind
 from edgar_rag.ingest.blocks import Anchor, Block, normalise_space
 from edgar_rag.ingest.tables import find_scale
+from edgar_rag.rules import SMALL_NUMBERS
 
 _TOP_LINES = 8
 """Lines at the top of a page where a statement's title may stand (after running headers)."""
@@ -467,7 +468,6 @@ def _columns(head: Sequence[Line]) -> tuple[list[Column] | None, int]:
 
 _SPAN = re.compile(r"\b(?P<n>three|six|nine|3|6|9)[\s-]+months?\s+(?:period\s+)?ended\b", re.I)
 """A heading of part of a year: a quarter's statement (a year's columns are read as today)."""
-_MONTHS_IN = {"three": 3, "six": 6, "nine": 9, "3": 3, "6": 6, "9": 9}
 
 
 def _spans(lines: Sequence[Line], columns: Sequence[Column]) -> list[Column]:
@@ -476,7 +476,7 @@ def _spans(lines: Sequence[Line], columns: Sequence[Column]) -> list[Column]:
     over an equal run of columns, left to right); unchanged when no heading says, or the
     headings do not divide the columns evenly."""
     for line in reversed(lines):
-        spans = [_MONTHS_IN[m["n"].lower()] for m in _SPAN.finditer(line.text)]
+        spans = [_months(m["n"]) for m in _SPAN.finditer(line.text)]
         if not spans:
             continue
         per, rest = divmod(len(columns), len(spans))
@@ -488,17 +488,21 @@ def _spans(lines: Sequence[Line], columns: Sequence[Column]) -> list[Column]:
     return list(columns)
 
 
+def _months(written: str) -> int:
+    """``three`` or ``3``: 3."""
+    return int(written) if written.isdigit() else SMALL_NUMBERS.index(written.lower())
+
+
 def _spanning(column: Column, months: int) -> Column:
     """``column`` spanning ``months``, its header saying so (``Three months ended July 29,
     2023``)."""
-    words = {3: "Three", 6: "Six", 9: "Nine"}[months]
     end = column.period_end
     dated = (
         column.header
         if end is None or column.header != str(column.year)
         else (f"{end:%B} {end.day}, {end.year}")
     )
-    header = f"{words} months ended {dated}"
+    header = f"{SMALL_NUMBERS[months].capitalize()} months ended {dated}"
     return replace(column, months=months, header=header)
 
 
