@@ -15,6 +15,7 @@ from edgar_rag.answer.checks import _quarter_unsaid
 from edgar_rag.answer.computed import ComputedAnswers, display_company
 from edgar_rag.answer.prompt import INSTRUCTION, NARRATIVE_INSTRUCTION, draw_refusal_token
 from edgar_rag.answer.verify import Verdict
+from edgar_rag.compose import build_company_list
 from edgar_rag.domain import Generation, Hit, Prompt, Reason, Response, Scope
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
@@ -712,3 +713,31 @@ def test_a_measure_the_filer_defines_otherwise_is_its_own_printed_figure(
         "Meta Platforms' free cash flow was $43,010 million in fiscal 2023"
     )
     assert "own figure" in (response.detail or "")
+
+
+VERIZON_PDF = Path("../shared/corpus/financebench/pdfs/VERIZON_2022_10K.pdf")
+
+
+@pytest.mark.skipif(not VERIZON_PDF.exists(), reason="no ../shared/corpus")
+def test_a_total_printed_only_as_its_parts_is_answered_as_their_sum(
+    tmp_path: Path,
+) -> None:
+    """Verizon's 2022 balance sheet (FinanceBench's PDF) prints its debt due within a year and
+    its long-term debt and no total: "total debt" is their sum, written and cited as a
+    computation (never as one figure looked up), and a change of it computed from all four."""
+    index = SqliteIndex(tmp_path / "index.db")
+    sources = find_local_filings([VERIZON_PDF], build_company_list())  # a PDF names no ticker
+    list(index_filings(sources, index, HashingEmbedder()))
+    total = ask(index, "What was Verizon's total debt at the end of 2022?", "VZ", 2022)
+    assert total.reason is None, total.detail
+    assert total.generator == COMPUTED
+    assert total.text is not None
+    assert total.text.startswith(
+        "Verizon Communications' total debt was $150,639 million in fiscal 2022, computed as "
+        "debt due within one year + long-term debt:"
+    )
+    assert total.calculation is not None
+    assert len(total.citations) == 2
+    change = ask(index, "Has Verizon increased its debt between 2021 and 2022?", "VZ", 2022)
+    assert change.text is not None, (change.reason, change.detail)
+    assert change.text.startswith("No. Verizon Communications' total debt fell by $229 million")

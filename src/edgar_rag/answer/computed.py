@@ -171,7 +171,7 @@ class ComputedAnswers:
         if isinstance(written, Uncomputable):
             return written
         text, citations, (shown,) = written
-        if plan.source == "lookup":
+        if _looked_up(plan, result):
             detail = "looked up in the filing's reported figures; no model wrote this"
             if plan.name.startswith(_OWN_PREFIX):
                 detail = (
@@ -807,7 +807,7 @@ class ComputedAnswers:
         figure and its marker alone)."""
         company = possessive(display_company(filing.company))
         year = calculation.fiscal_year
-        if plan.source == "lookup":
+        if _looked_up(plan, calculation):
             (operand,) = calculation.operands
             label, shown = operand.label, calculation
             if shown.value < 0 and _PROFIT.search(label):  # "operating loss was $17,729 million"
@@ -1191,3 +1191,9 @@ def _counts_something(sentence: str, figure: Figure) -> bool:
     after = lower_words(sentence[figure.end :])
     after = after[1:] if after and after[0] in _SCALES else after
     return bool(after) and after[0] in COUNTED_AS
+
+
+def _looked_up(plan: ComputationPlan, calculation: Calculation) -> bool:
+    """The answer is one reported figure: a lookup not derived from other lines (total debt
+    summed from its parts is computed, and written as a computation)."""
+    return plan.source == "lookup" and len(calculation.operands) == 1
