@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from edgar_rag.answer.answerer import Answerer, AnswerSettings
+from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.answer.prompt import draw_refusal_token
 from edgar_rag.domain import FilingStore, Generation, Generator, Prompt, TokenSink
+from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.model.state import STATE_FILE, ModelOptions, WorkerState, remove_state, write_state
 from edgar_rag.model.worker import Worker, WorkerServer
@@ -115,9 +117,12 @@ class FakeLlama:
         """Nothing to free."""
 
 
-def scripted_answerer(index: FilingStore, generator: Generator) -> Answerer:
+def scripted_answerer(
+    index: FilingStore, generator: Generator, *, computed: bool = False
+) -> Answerer:
     """An answerer over ``index`` (embedded by the hashing embedder) asking ``generator``, with
-    the index's companies known to the company guard."""
+    the index's companies known to the company guard; with ``computed``, figure questions are
+    answered in code from the index's figures first."""
     return Answerer(
         searcher=Searcher(index, HashingEmbedder()),
         generator=generator,
@@ -125,6 +130,7 @@ def scripted_answerer(index: FilingStore, generator: Generator) -> Answerer:
         directory=CompanyDirectory.from_edgartools(
             [(s.company, s.ticker, s.cik) for s in index.filings()]
         ),
+        computed=ComputedAnswers(index, load_library()) if computed else None,
     )
 
 

@@ -741,3 +741,17 @@ def test_a_total_printed_only_as_its_parts_is_answered_as_their_sum(
     change = ask(index, "Has Verizon increased its debt between 2021 and 2022?", "VZ", 2022)
     assert change.text is not None, (change.reason, change.detail)
     assert change.text.startswith("No. Verizon Communications' total debt fell by $229 million")
+    # a measure the question defines after a comma is computed by its definition, not left
+    # to the model (which took the financing cash flow for it)
+    net = ask(
+        index,
+        "What was Verizon's net debt in 2022, defined as total debt minus cash and cash "
+        "equivalents?",
+        "VZ",
+        2022,
+    )
+    assert net.generator == COMPUTED, (net.reason, net.detail)
+    assert (net.text or "").startswith(
+        "Verizon Communications' net debt was $148,034 million in fiscal 2022, computed as debt "
+        "due within one year + long-term debt - cash and cash equivalents:"
+    )  # 9,963 + 140,676 - 2,605

@@ -198,6 +198,12 @@ def test_a_definition_of_a_line_goes_into_the_metric_the_question_asks() -> None
             "overhead ratio",
             "sga / revenue",
         ),
+        (
+            "What was Verizon's net debt in 2022, defined as total debt minus cash and cash "
+            "equivalents?",
+            "net debt",
+            "total_debt - cash",
+        ),
     ],
 )
 def test_a_definition_after_i_e_or_in_parentheses_is_read(

@@ -9,7 +9,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from edgar_rag.domain import FilingMeta, SourceFormat
-from edgar_rag.question.periods import asked_fiscal_years, describe_years, period_guard
+from edgar_rag.question.periods import (
+    asked_fiscal_years,
+    describe_years,
+    outlook_years,
+    period_guard,
+)
 
 
 def _filing(fiscal_year: int, period_end: date | None, years: tuple[int, ...]) -> FilingMeta:
@@ -130,6 +135,28 @@ def test_the_guard_declines_only_a_year_the_filing_does_not_report() -> None:
     assert guard("Revenue from 2019 through 2025", APPLE) == (
         "the question names fiscal 2019 to 2022; this filing reports fiscal 2023 to 2025"
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "outlook"),
+    [
+        ("As of FY2025, how much did Apple expect to pay its retirees in 2027?", {2027}),
+        ("What production rate changes is Apple forecasting for FY2026?", {2026}),
+        ("What does Apple's guidance say about fiscal 2026 and fiscal 2025?", {2026}),
+        # no word of an expectation: a later year is a period the filing does not report
+        ("What was Apple's revenue in 2026?", set()),
+        # an expectation of a year the filing reports is about that year
+        ("Did Apple expect revenue to grow in 2025?", set()),
+    ],
+)
+def test_a_later_year_a_question_asks_the_outlook_of_is_no_missing_period(
+    question: str, outlook: set[int]
+) -> None:
+    asked = asked_fiscal_years(question, APPLE)
+    assert outlook_years(question, asked, APPLE) == frozenset(outlook)
+    kept = asked - outlook_years(question, asked, APPLE)
+    declined = period_guard(kept, APPLE) is not None
+    assert declined is (question == "What was Apple's revenue in 2026?")
 
 
 def test_years_read_as_runs() -> None:

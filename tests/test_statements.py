@@ -241,6 +241,30 @@ def test_a_heading_without_a_colon_prefixes_the_indented_rows_under_it() -> None
     assert by_label[("Weighted-average shares", 2018)].value == 2_410e6
 
 
+def test_a_bare_row_summing_its_headings_rows_is_their_total_and_others_stay_text() -> None:
+    page = [
+        _line(("CONSOLIDATED", 150), ("STATEMENTS", 220), ("OF", 280), ("OPERATIONS", 300)),
+        _line(("(in", 150), ("thousands)", 170)),
+        *_TWO_LINE_HEADER,
+        _line(("Revenues:", 20)),
+        _line(("Casino", 35), ("2,871", 410), ("6,517", 490)),
+        _line(("Rooms", 35), ("830", 410), ("2,322", 490)),
+        _line(("Other", 35), ("(100)", 410), ("60", 490)),
+        _line(("3,601", 410), ("8,899", 490)),  # printed with no label: the revenues' total
+        _line(("Expenses:", 20)),
+        _line(("Casino", 35), ("1,000", 410), ("2,000", 490)),
+        _line(("Rooms", 35), ("300", 410), ("600", 490)),
+        _line(("1,200", 410), ("2,600", 490)),  # no sum of the rows above: never a figure
+    ]  # fmt: skip
+    read = read_statement(page, 0, StatementKind.INCOME, "t")
+    assert read is not None
+    by_label = {(f.label, f.column.year): f.value for f in read.figures}
+    assert by_label[("Total revenues", 2019)] == 3_601e3
+    assert by_label[("Total revenues", 2018)] == 8_899e3
+    assert by_label[("Expenses: Casino", 2019)] == 1_000e3  # the total closed the revenues
+    assert not any(label.startswith("Total expenses") for label, _ in by_label)
+
+
 def test_a_row_with_cents_on_a_page_of_whole_millions_is_a_per_share_amount() -> None:
     page = [
         _line(("Consolidated", 150), ("Statements", 220), ("of", 280), ("Income", 300)),

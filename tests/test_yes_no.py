@@ -10,7 +10,7 @@ import pytest
 from edgar_rag.answer.answerer import COMPUTED, Answerer, AnswerSettings
 from edgar_rag.answer.computed import ComputedAnswers
 from edgar_rag.answer.prompt import draw_refusal_token
-from edgar_rag.domain import Response
+from edgar_rag.domain import Reason, Response
 from edgar_rag.figures.library import load_library
 from edgar_rag.index.embedders import HashingEmbedder
 from edgar_rag.index.sqlite import SqliteIndex
@@ -50,6 +50,11 @@ from fakes import ScriptedGenerator
             "Has Acme increased its debt on balance sheet between FY2023 and the FY2022 period?",
             "How much did Acme's debt change from FY2022 to FY2023?",
             Decides.RISE,
+        ),
+        (
+            "Was there any drop in Cash & Cash equivalents between FY 2023 and Q2 of FY2024?",
+            "How much did the Cash & Cash equivalents change from FY 2023 to Q2 of FY2024?",
+            Decides.FALL,
         ),
     ],
 )
@@ -168,3 +173,66 @@ def test_the_activity_bringing_in_the_most_cash_is_named_from_its_three_cited_to
         assert f"net cash from {activity} activities was " in text
     assert len(response.citations) == 3
     assert model.prompts == []
+
+
+def test_a_steadiness_with_its_own_limit_is_read_over_the_filings_years() -> None:
+    question = (
+        "Are Acme's gross margins historically consistent (not fluctuating more than roughly 2% "
+        "each year)? If gross margins are not a relevant metric for a company like this, then "
+        "please state that and explain why."
+    )
+    read = read_yes_no_figure(question, (2021, 2022, 2023))
+    assert read is not None
+    assert read.decides is Decides.STEADY
+    assert read.figure_question == "What was Acme's gross margin in FY2021, FY2022, FY2023?"
+    assert str(read.limit) == "2"
+    assert read_yes_no_figure(question) is None  # no years to judge "historically" over
+
+
+def test_a_steady_margin_is_judged_by_each_yearly_step_against_the_limit(
+    index: SqliteIndex,
+) -> None:
+    model = ScriptedGenerator([])
+    # Home Depot's operating margin: 15.3% (2022), 14.2% (2023), 13.5% (2024): steps 1.1, 0.7.
+    wide = _ask(index, "Is Home Depot's operating margin historically stable (not fluctuating "
+                "more than 2% each year)?", model)  # fmt: skip
+    assert wide.generator == COMPUTED, wide.detail
+    assert (wide.text or "").startswith(
+        "Yes. Home Depot's operating margin moved by at most 1.1 percentage points from one "
+        "year to the next, within the 2 points the question allows."
+    )
+    narrow = _ask(index, "Is Home Depot's operating margin historically stable (not "
+                  "fluctuating more than 0.5% each year)?", model)  # fmt: skip
+    assert (narrow.text or "").startswith(
+        "No. Home Depot's operating margin moved by 1.1 percentage points in one year"
+    )
+    for year in (2022, 2023, 2024):
+        assert f"in fiscal {year}, computed as operating income / revenue" in (narrow.text or "")
+    assert model.prompts == []
+
+
+def test_a_level_asked_in_several_years_is_answered_for_each(index: SqliteIndex) -> None:
+    model = ScriptedGenerator([])
+    response = _ask(index, "What was Home Depot's revenue in FY2023 and FY2024?", model)
+    assert response.generator == COMPUTED, response.detail
+    text = response.text or ""
+    assert "$159,514 million in fiscal 2024" in text
+    assert "$152,669 million in fiscal 2023" in text
+    # one figure over two years is still one figure: the average's years are its own
+    single = _ask(index, "What was Home Depot's return on average equity between FY2023 and "
+                  "FY2024?", model)  # fmt: skip
+    assert (single.text or "").count("return on equity was") == 1
+
+
+def test_a_later_year_asked_of_the_outlook_reaches_the_passages_and_a_report_of_it_does_not(
+    index: SqliteIndex,
+) -> None:
+    outlook = ScriptedGenerator(["I cannot tell."] * 2)
+    asked = _ask(index, "As of FY2024, what capital expenditures did Home Depot expect for "
+                 "fiscal 2026?", outlook)  # fmt: skip
+    assert asked.reason is not Reason.OUT_OF_PERIOD, asked.detail
+    assert outlook.prompts  # the 10-K's outlook is read for it
+    report = ScriptedGenerator([])
+    reported = _ask(index, "What were Home Depot's capital expenditures in fiscal 2026?", report)
+    assert reported.reason is Reason.OUT_OF_PERIOD
+    assert report.prompts == []

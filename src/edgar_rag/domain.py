@@ -342,6 +342,27 @@ class FigureReader(Protocol):
         ...
 
 
+class FigureStore(Protocol):
+    """What computing an answer reads of the store: a filing's figures, the chunks that print
+    them, and another year's filing of the same company."""
+
+    def figures(self, filing_id: int) -> list[Fact]: ...
+
+    def passages_at(self, filing_id: int, ordinals: Sequence[int]) -> dict[int, Passage]: ...
+
+    def table_passages(self, filing_id: int) -> dict[int, Passage]: ...
+
+    def resolve_scope(
+        self,
+        ticker: str | None = None,
+        cik: int | None = None,
+        fiscal_year: int | None = None,
+        *,
+        form: str | None = None,
+        fiscal_quarter: int | None = None,
+    ) -> Scope: ...
+
+
 class FilingReader(Protocol):
     """The stored filings as listing, quoting and copying read them."""
 

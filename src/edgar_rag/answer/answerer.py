@@ -16,7 +16,9 @@ from functools import partial
 from edgar_rag.answer.checks import Draft, answers_metric, run_checks
 from edgar_rag.answer.computed import Computed, ComputedAnswers
 from edgar_rag.answer.context import Window, best_prose_window, best_window, paragraph_before
+from edgar_rag.answer.fit import unfit_metric
 from edgar_rag.answer.gates import apply_gate
+from edgar_rag.answer.largest import largest_line, read_largest_line
 from edgar_rag.answer.metric import sentence_stating
 from edgar_rag.answer.numbers import find_figures
 from edgar_rag.answer.premise import (
@@ -67,6 +69,7 @@ from edgar_rag.question.reading import (
     sets_against,
 )
 from edgar_rag.question.verdicts import (
+    read_hedged_metric,
     read_most_cash_activity,
     read_named_calculation,
     read_yes_no_figure,
@@ -261,13 +264,18 @@ class Answerer:
         started = time.perf_counter()
         planned = None
         if self.computed is not None:
-            planned = self._yes_or_no(text, scope) or self.computed.answer(
-                question, scope, _year_of_header
+            planned = (
+                self._unfit(text, scope)
+                or self._yes_or_no(text, scope)
+                or self.computed.answer(question, scope, _year_of_header)
             )
             if planned is None:
                 planned = self._named_calculation(text, scope)
             if planned is None and (year := read_most_cash_activity(text)) is not None:
                 planned = self.computed.most_cash_activity(year, scope, _year_of_header)
+            if planned is None and (extreme := read_largest_line(text)) is not None:
+                year = max(question.years, default=None)
+                planned = largest_line(extreme, scope, self.computed, _year_of_header, year)
         compute_ms = _ms_since(started)
         prose = question.kind is Kind.NARRATIVE or (self.computed is not None and planned is None)
         # A computation or comparison code cannot plan ("what share of its revenue came from
@@ -334,10 +342,19 @@ class Answerer:
             second_look, left_open,
         )  # fmt: skip
 
+    def _unfit(self, text: str, scope: Scope) -> Computed | None:
+        """That the metric a question's hedge names does not fit a lender, said in code
+        (``answer.fit``); None when it names none, or the metric fits."""
+        hedged = read_hedged_metric(text)
+        if hedged is None or self.computed is None:
+            return None
+        return unfit_metric(hedged, scope, self.computed, _year_of_header)
+
     def _yes_or_no(self, text: str, scope: Scope) -> Computed | None:
         """A yes-or-no question a figure decides, answered from that figure computed in code
         (``answer.yes_no``); None when it is no such question or the figure is not computed."""
-        asked = read_yes_no_figure(text)
+        years = scope.filing.years_reported if scope.filing is not None else ()
+        asked = read_yes_no_figure(text, years)
         if asked is None or self.computed is None:
             return None
         figure = read_question(asked.figure_question, scope.filing, self.directory)
@@ -542,7 +559,7 @@ class Answerer:
                 gate_score,
             )  # fmt: skip
         started = time.perf_counter()
-        named = question.years
+        named = question.years - question.outlook  # an outlook year is no column's
         asked = named or (frozenset({filing.fiscal_year}) if filing is not None else frozenset())
         passages = {marker: window.text for marker, window in enumerate(windows, 1)}
         leads = {

@@ -27,6 +27,7 @@ from edgar_rag.answer.premise import says_nothing_of, spoken, unsaid_topic
 from edgar_rag.answer.prepared import Prepared
 from edgar_rag.answer.verify import Verdict, split_sentences, strip_markers
 from edgar_rag.domain import FilingMeta, Reason, Vectors
+from edgar_rag.figures.stated import definition_spans
 from edgar_rag.question.periods import describe_years
 from edgar_rag.question.reading import Kind, Question, asks_for_prose
 from edgar_rag.question.request import Premise, Transform
@@ -309,9 +310,10 @@ def _figure_unfounded(
 ) -> str | None:
     """Why a figure the model states for a figure question code left to it is not an answer:
     the question asks what is only ever computed (a compound growth rate, a mean over years,
-    which no passage prints), it asks an amount and the answer states only percentages, or a
-    passage it cites never says a word code could not plan ("'srs'" for SRS's net earnings,
-    whose row is the whole company's); None when it states no figure or none of these holds."""
+    which no passage prints, or a formula it writes itself), it asks an amount and the answer
+    states only percentages, or a passage it cites never says a word code could not plan
+    ("'srs'" for SRS's net earnings, whose row is the whole company's); None when it states no
+    figure or none of these holds."""
     figures = find_figures(verdict.text)
     request = prepared.question.asked
     if not figures or prepared.computed is not None:
@@ -320,6 +322,11 @@ def _figure_unfounded(
         return (
             f"the question asks a {request.transform.value.replace('_', ' ')} code could not "
             "compute here, and a filing prints none: the model's figure is no answer"
+        )
+    if definition_spans(prepared.question.text):
+        return (
+            "the question writes its own formula, which code could not compute here: the "
+            "model's figure is no answer"
         )
     if _asks_amount_only(prepared.question) and all(f.is_percent for f in figures):
         return "the question asks an amount and the answer states only percentages"

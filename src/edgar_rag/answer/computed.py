@@ -17,11 +17,28 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import Protocol
+from functools import partial
 
 from edgar_rag.answer.numbers import Figure, find_figures, states_change
+from edgar_rag.answer.quarter import (
+    QuarterStore,
+    asks_one_quarter,
+    in_quarter,
+    quarter_meta,
+    since_year_end,
+    with_quarter_end,
+    without_quarter_words,
+)
 from edgar_rag.answer.verify import split_sentences, strip_markers
-from edgar_rag.domain import Citation, Fact, FigureSource, FilingMeta, Passage, Reason, Scope
+from edgar_rag.domain import (
+    Citation,
+    FigureSource,
+    FigureStore,
+    FilingMeta,
+    Passage,
+    Reason,
+    Scope,
+)
 from edgar_rag.errors import NotFoundError
 from edgar_rag.figures.calculator import (
     SCALE_WORDS,
@@ -68,27 +85,6 @@ from edgar_rag.question.words import COUNTED_AS, lower_words, names_share
 from edgar_rag.rules import ANNUAL_FORMS, LEGAL_FORMS, display_name, name_words
 
 
-class FigureStore(Protocol):
-    """What computing an answer reads of the store: a filing's figures, the chunks that print
-    them, and another year's filing of the same company."""
-
-    def figures(self, filing_id: int) -> list[Fact]: ...
-
-    def passages_at(self, filing_id: int, ordinals: Sequence[int]) -> dict[int, Passage]: ...
-
-    def table_passages(self, filing_id: int) -> dict[int, Passage]: ...
-
-    def resolve_scope(
-        self,
-        ticker: str | None = None,
-        cik: int | None = None,
-        fiscal_year: int | None = None,
-        *,
-        form: str | None = None,
-        fiscal_quarter: int | None = None,
-    ) -> Scope: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Computed:
     """A figure answered in code: the sentence, its citations (markers from 1) and, when
@@ -120,6 +116,8 @@ class ComputedAnswers:
 
     store: FigureStore
     library: MetricLibrary
+    quarter: bool = False
+    """The store is a quarter's view (``answer.quarter``): its figures are one report's."""
 
     def answer(
         self, question: Question, scope: Scope, header_years: HeaderYears
@@ -127,8 +125,10 @@ class ComputedAnswers:
         """The answer computed for ``question`` in the scoped filing (a comparison: in each
         company's filing it names); None when it is not a figure question the library can plan
         (the model answers it)."""
-        if scope.filing is not None and scope.filing.form not in ANNUAL_FORMS:
-            return None  # a quarter's figures are not a year's: the model reads its passages
+        if scope.filing is not None and scope.filing.form not in ANNUAL_FORMS and not self.quarter:
+            return self._in_quarter(question, scope, header_years)
+        if question.outlook:
+            return None  # what it expects of a later year is said in prose, never reported
         contradicted = self._premise_contradicted(question, scope, header_years)
         if contradicted is not None:
             return contradicted
@@ -157,6 +157,8 @@ class ComputedAnswers:
             # its debt?") is no request for the figure; a metric or a formula named outright
             # ("the etr", "X is defined as") is one, however the rest is worded.
             return None
+        if _each_year(plan, question.years):  # "gross margin in FY2022, FY2023 and FY2024"
+            return self._compare_years(plan, filing_id, filing, question.years, header_years)
         asked = max(question.years, default=filing.fiscal_year)
         result = self._compute_in(filing_id, filing, plan, asked)
         if isinstance(result, MissingFigure | CalculationDecline):
@@ -188,29 +190,80 @@ class ComputedAnswers:
         """Which of the cash flow statement's activities brought in the most cash (or lost the
         least) in fiscal ``year``: each activity's net cash flow looked up and cited, the
         highest named first; None without a filing in scope."""
+        found = self.look_up(_ACTIVITY_ITEMS, year, scope, header_years)
+        if found is None or isinstance(found, Uncomputable):
+            return found
+        (text, citations, _), values = found
+        top = max(values, key=lambda key: values[key]).removeprefix("cash_")
+        said = f"{top.capitalize()} activities brought in the most cash in fiscal {year}: {text}"
+        detail = (
+            "each activity's net cash flow looked up in the filing's statement; no model wrote this"
+        )
+        return Computed(said, citations, None, detail)
+
+    def _in_quarter(
+        self, question: Question, scope: Scope, header_years: HeaderYears
+    ) -> Computed | Uncomputable | None:
+        """The answer from a quarter's report, read as a year of two columns (the quarter,
+        the same quarter a year before), each figure said of its quarter; None when the
+        question asks another span or company, or its report names no quarter."""
+        if scope.filing is None or scope.filing_id is None or scope.filing.fiscal_quarter is None:
+            return None
+        filing = with_quarter_end(scope.filing, self.store.figures(scope.filing_id))
+        year_end = since_year_end(question, filing)
+        if not (year_end or asks_one_quarter(question, filing)):
+            return None
+        store = QuarterStore(self.store, filing, year_end)
+        view = replace(self, store=store, quarter=True)
+        viewed = replace(scope, filing=quarter_meta(filing))
+        found = view.answer(without_quarter_words(question), viewed, lambda _: header_years(filing))
+        said = partial(
+            in_quarter, quarter=scope.filing.fiscal_quarter, fiscal_year=filing.fiscal_year,
+            year_end=year_end,
+        )  # fmt: skip
+        if isinstance(found, Computed):
+            return replace(found, text=said(found.text), detail=said(found.detail))
+        if isinstance(found, Uncomputable):
+            return replace(found, detail=said(found.detail))
+        return None
+
+    def look_up(
+        self,
+        items: Sequence[LineItem],
+        year: int,
+        scope: Scope,
+        header_years: HeaderYears,
+        *,
+        each: bool = True,
+    ) -> (
+        tuple[tuple[str, tuple[Citation, ...], tuple[dict[str, object], ...]], dict[str, Decimal]]
+        | Uncomputable
+        | None
+    ):
+        """Each line item's figure of fiscal ``year`` in the scoped filing, written and cited
+        as one answer, with each item's value by key; an Uncomputable when one is not reported
+        (``each``; else those reported, None when none is), None without a filing in scope."""
         filing, filing_id = scope.filing, scope.filing_id
         if filing is None or filing_id is None:
             return None
         parts: list[tuple[ComputationPlan, FilingMeta, Calculation]] = []
-        for item in _ACTIVITY_ITEMS:
+        for item in items:
             plan = ComputationPlan(
                 name=item.key, formula=Ref(item.key), unit=ResultUnit.USD, decimals=None,
                 scale=None, fiscal_year=year, source="lookup", items=(item,),
             )  # fmt: skip
             result = self._compute_in(filing_id, filing, plan, year)
             if isinstance(result, MissingFigure | CalculationDecline):
-                return Uncomputable(Reason.MISSING_FIGURE, result.detail)
+                if each:
+                    return Uncomputable(Reason.MISSING_FIGURE, result.detail)
+                continue
             parts.append((plan, filing, result))
+        if not parts:
+            return None
         written = self._write(parts, header_years)
         if isinstance(written, Uncomputable):
             return written
-        text, citations, _ = written
-        top = max(parts, key=lambda part: part[2].value)[0].name.removeprefix("cash_")
-        said = f"{top.capitalize()} activities brought in the most cash in fiscal {year}: {text}"
-        detail = (
-            "each activity's net cash flow looked up in the filing's statement; no model wrote this"
-        )
-        return Computed(said, citations, None, detail)
+        return written, {plan.name: result.value for plan, _, result in parts}
 
     def _premise_contradicted(
         self, question: Question, scope: Scope, header_years: HeaderYears
@@ -1191,6 +1244,17 @@ def _counts_something(sentence: str, figure: Figure) -> bool:
     after = lower_words(sentence[figure.end :])
     after = after[1:] if after and after[0] in _SCALES else after
     return bool(after) and after[0] in COUNTED_AS
+
+
+def _each_year(plan: ComputationPlan, years: frozenset[int]) -> bool:
+    """Whether the question's years ask for the plan's figure in each of them: it names more
+    years than one figure of the plan reaches back over ("gross margin in FY2022 and FY2023",
+    unlike "revenue growth from FY2022 to FY2023" or "return on average equity between FY2022
+    and FY2023"), and it writes no formula of its own (whose years are its operands')."""
+    if len(years) < 2 or plan.transform is not Transform.LEVEL or plan.source == "stated":
+        return False
+    reach = -min((offset for ref in refs(plan.formula) for offset in ref.offsets()), default=0)
+    return max(years) - min(years) > reach
 
 
 def _looked_up(plan: ComputationPlan, calculation: Calculation) -> bool:

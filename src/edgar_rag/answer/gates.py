@@ -58,7 +58,7 @@ def apply_gate(
         raise ConfigError(f"unknown gate {name!r}; choose one of {', '.join(GATES)}")
     checks = name.split("+")
     if "period" in checks and filing is not None and question.kind is not Kind.NARRATIVE:
-        detail = period_guard(question.years, filing)
+        detail = period_guard(question.years - question.outlook, filing)
         if detail is not None:
             return GateDecision(False, Reason.OUT_OF_PERIOD, detail, name, None)
     if "cosine" not in checks:

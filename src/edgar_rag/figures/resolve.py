@@ -384,7 +384,7 @@ def _printed_row(item: LineItem, fiscal_year: int, figures: FilingFigures) -> Fa
         and fact.label is not None
         and _in_statement(fact, item)
         and (fact.offset is None or fact.offset <= ends.get(fact.statement, fact.offset))
-        for key in [_label_key(TRAILING_NOTE.sub("", fact.label.rsplit(": ", 1)[-1]))]
+        for key in [row_key(fact)]
         if not any(fnmatchcase(key, pattern) for pattern in excluded)
     ]
     gross = _before_depreciation(figures.facts)
@@ -450,6 +450,12 @@ def _first_statement_ends(facts: Sequence[Fact]) -> dict[str | None, int]:
 
 def _in_statement(fact: Fact, item: LineItem) -> bool:
     return fact.statement is None or fact.statement == _STATEMENTS.get(item.statement)
+
+
+def row_key(fact: Fact) -> str:
+    """A row's own label as row patterns are matched against it: after its heading, without a
+    trailing note, as words (``_label_key``)."""
+    return _label_key(TRAILING_NOTE.sub("", (fact.label or "").rsplit(": ", 1)[-1]))
 
 
 def _label_key(label: str) -> str:

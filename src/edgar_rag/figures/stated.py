@@ -65,7 +65,8 @@ _LEAD_BODY = r"\s*(?P<body>.+?)(?=,\s*(?:what|how|which|by\s+how)\b|\?|\.\s|\.?$
 """A definition leading the question ("Taking debt as A plus B, what was ..."): up to the ask."""
 _OWNED = r"(?:['’]s|\bthe|\bits|\btheir)\s+(?P<name>[a-z][\w&-]*(?:\s+[\w&-]+){0,4}?)"
 """A measure named after its owner ("Union Pacific's operating ratio", "its loss ratio")."""
-_TAIL_BODY = r"(?P<body>[^?]+?)(?=\?|\.\s|\.?$)"
+_TAIL_BODY = r"(?P<body>[^?:]+?)(?=\?|:|\.\s|\.?$)"
+"""A definition after its name, up to the question's mark or the colon before its ask."""
 _DEFINITIONS = (
     re.compile(rf"(?:^|(?<=[.?!:])\s+){_NAME}\s+(?:here\s+)?is\s+defined\s+as{_BODY}"),
     re.compile(rf"\bdefine\s+{_NAME}\s+as{_BODY}", re.IGNORECASE),
@@ -78,7 +79,7 @@ _DEFINITIONS = (
     # "Union Pacific's fixed-asset turnover in 2024, i.e. operating revenues over ..."
     re.compile(
         rf"{_OWNED}(?:\s+(?:in|for)\s+(?:fiscal\s+|fy\s?)?\d{{4}})?\s*,?\s+(?:i\.e\.|that\s+is,?|"
-        rf"meaning|calculated\s+as|computed\s+as|measured\s+as)\s*{_TAIL_BODY}",
+        rf"meaning|calculated\s+as|computed\s+as|measured\s+as|defined\s+as)\s*{_TAIL_BODY}",
         re.IGNORECASE,
     ),
     # "Union Pacific's operating ratio (operating expenses over operating revenues)"
@@ -150,6 +151,9 @@ def read_stated_formula(
             error.kind, f"the question's formula for {name}: {error}", error.phrase
         )
     unit, scale = _unit(question, name, measured)
+    named = library.find_metric(name)
+    if unit is ResultUnit.RATIO and named is not None and named.unit is ResultUnit.PERCENT:
+        unit = ResultUnit.PERCENT  # the library's own metric, in its unit ("fcf conversion")
     if metric is not None:
         name, unit = metric.name, metric.unit  # its own debt in the library's debt-to-equity
     if unit.dimension != measured:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import StrEnum
 
@@ -303,8 +303,15 @@ def read_statement(
         blocks.extend(Block(text) for text, _ in pending)
         pending.clear()
         if not label:
-            blocks.append(Block(normalise_space(line.text)))
-            continue  # a page number, or figures without a label: never a figure
+            total = _unlabelled_total(groups, values, table, f"{page}.{index}")
+            if total is None:
+                blocks.append(Block(normalise_space(line.text)))
+                continue  # a page number, or figures without a label: never a figure
+            rows += 1
+            blocks.append(total[0])
+            figures.extend(total[1])
+            groups.close_innermost()
+            continue
         prefix = groups.prefix_for(indent, repeated=label in seen)
         seen.add(label)
         full = f"{prefix} {label}" if prefix else label
@@ -312,11 +319,36 @@ def read_statement(
         block, row_figures = _render_row(full, values, table, f"{page}.{index}")
         blocks.append(block)
         figures.extend(row_figures)
+        groups.add_row(row_figures)
         if label.lower().startswith("total"):
             groups.close_innermost()
     blocks.extend(Block(text) for text, _ in pending)
     years = tuple(dict.fromkeys(column.year for column in columns)) if columns else ()
     return ReadStatement(StatementPage(kind, title, page, years, rows), blocks, figures)
+
+
+def _unlabelled_total(
+    groups: _Groups, values: Sequence[Word], table: _Table, row_id: str
+) -> tuple[Block, list[RowFigure]] | None:
+    """A row of figures with no label, under a heading whose rows it sums in every column
+    (MGM's revenues: "Revenues:", five rows, then their total printed bare), as the heading's
+    total row ("Total revenues"); None for any other unlabelled figures (a page number)."""
+    group = groups.innermost()
+    if group is None or len(group.rows) < 2:
+        return None
+    name = group.label.rstrip(":").strip()
+    block, figures = _render_row(f"Total {name[:1].lower()}{name[1:]}", values, table, row_id)
+    sums: dict[str, float] = {}
+    for row in group.rows:
+        for figure in row:
+            sums[figure.column.header] = sums.get(figure.column.header, 0.0) + figure.value
+    if not figures or len(figures) != len(sums):
+        return None
+    for figure in figures:
+        expected = sums.get(figure.column.header)
+        if expected is None or abs(figure.value - expected) > 10**figure.scale:
+            return None  # within one printed unit of rounding, or it is no total
+    return block, figures
 
 
 @dataclass(slots=True)
@@ -326,6 +358,8 @@ class _Group:
     """The heading as printed, ending in ``:`` (``Operating expenses:``)."""
     indented: bool = False
     """A row under it started further right: its rows are laid out indented."""
+    rows: list[list[RowFigure]] = field(default_factory=list)
+    """The figures of each row read under it, which a bare total below them sums."""
 
 
 class _Groups:
@@ -361,6 +395,14 @@ class _Groups:
     def close_innermost(self) -> None:
         if self.open:
             self.open.pop()
+
+    def innermost(self) -> _Group | None:
+        return self.open[-1] if self.open else None
+
+    def add_row(self, figures: list[RowFigure]) -> None:
+        """A row read under the innermost heading (rows without figures are not counted)."""
+        if self.open and figures:
+            self.open[-1].rows.append(figures)
 
 
 def _is_data(row: tuple[str, list[Word]]) -> bool:

@@ -162,6 +162,25 @@ def period_guard(asked: frozenset[int], filing: FilingMeta) -> str | None:
     )
 
 
+_OUTLOOK = re.compile(
+    r"\b(?:expect(?:s|ed|ing|ations?)?|forecast\w*|guidance|outlook|anticipat\w*|"
+    r"project(?:s|ed|ing|ions?)|estimated\s+(?:future\s+)?(?:payments?|benefits?)|"
+    r"plan(?:s|ned)?\s+to|intend\w*|will)\b",
+    re.I,
+)
+
+
+def outlook_years(question: str, asked: frozenset[int], filing: FilingMeta) -> frozenset[int]:
+    """The years of ``asked`` after every year the filing reports, where the question asks what
+    the company expects of them ("As of FY2021, how much did Verizon expect to pay its retirees
+    in 2024?", "what production rates is Boeing forecasting for FY2023?"): a 10-K's outlook
+    speaks of such years, so they are no period it fails to report. Empty otherwise."""
+    if not _OUTLOOK.search(question):
+        return frozenset()
+    latest = max(filing.years_reported or (filing.fiscal_year,))
+    return frozenset(year for year in asked if year > latest)
+
+
 def asked_quarters(question: str) -> frozenset[int]:
     """The fiscal quarters a question names: ``Q2``, ``2Q23``, ``the second quarter``,
     ``fourth-quarter``, ``quarter 3``."""

@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from edgar_rag.domain import FilingMeta
 from edgar_rag.question.companies import CompanyDirectory, CompanyMention
-from edgar_rag.question.periods import asked_fiscal_years, asked_quarters
+from edgar_rag.question.periods import asked_fiscal_years, asked_quarters, outlook_years
 from edgar_rag.question.request import Request, read_request
 from edgar_rag.question.words import (
     asks_amount,
@@ -74,10 +74,14 @@ class Question:
     """The Items it points to read ("according to the cover": ``Cover``; "in its risk factors":
     ``Item 1A``), as chunks name them; empty when it points nowhere."""
     request: Request | None = field(default=None, hash=False)
-    quarters: frozenset[int] = frozenset()
-    """The fiscal quarters it names (``Q2``, ``the second quarter``); empty when none."""
     """What it asks of a figure (its transform, span, premise and open words), for the
     planner; read with the question (None only for a value built by hand)."""
+    quarters: frozenset[int] = frozenset()
+    """The fiscal quarters it names (``Q2``, ``the second quarter``); empty when none."""
+    outlook: frozenset[int] = frozenset()
+    """The years of ``years`` it asks the filing's outlook about, later than any the filing
+    reports (``periods.outlook_years``): no figure of the filing is theirs, but its text
+    may speak of them."""
 
     @property
     def asked(self) -> Request:
@@ -108,6 +112,7 @@ def read_question(
         metric=metric,
         years=years,
         quarters=asked_quarters(text),
+        outlook=outlook_years(text, years, filing) if filing is not None else frozenset(),
         companies=companies,
         kind=kind,
         asks_amount=asks_amount(text),

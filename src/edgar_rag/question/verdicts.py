@@ -20,7 +20,9 @@ answers when it can be computed and the model answers when it cannot.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import StrEnum
 
 
@@ -33,6 +35,8 @@ class Decides(StrEnum):
     POSITIVE = "positive"
     """The level of the asked year is positive."""
     NEGATIVE = "negative"
+    STEADY = "steady"
+    """No change from one year to the next exceeds the limit the question states."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,11 @@ class YesNoFigure:
     either: tuple[str, str] | None = None
     """The two words an either-or question offers ("improved", "declined"): the answer is one
     of them, not a yes or no."""
+    limit: Decimal | None = None
+    """The most a steady measure may move in a year, as the question states it, in percentage
+    points of a margin (``Decides.STEADY`` only)."""
+    subject: str = ""
+    """The measure with its company ("Best Buy's gross margin"), as the answer names it."""
 
 
 _YEAR = r"(?:FY\s?|fiscal\s+(?:year\s+)?)?'?(?P<{name}>(?:19|20)?\d\d)\b"
@@ -87,13 +96,83 @@ _ACT = re.compile(
     r"balance\s+sheet)?" + _BETWEEN,
     re.IGNORECASE,
 )
+_STEADY = re.compile(
+    r"^(?:are|is|were|was|have|has)\s+(?P<company>.+?)(?:'s|’s)\s+(?P<measure>[\w&\- ]+?)\s+"
+    r"(?:historically\s+)?(?:consistent|stable|steady)\s*\(\s*(?:i\.e\.,?\s+)?not\s+"
+    r"(?:fluctuating|varying|moving|changing)\s+(?:by\s+)?more\s+than\s+"
+    r"(?:roughly\s+|about\s+|approximately\s+|around\s+)?(?P<limit>\d+(?:\.\d+)?)\s*"
+    r"(?:%|percent(?:age\s+points?)?|pp|points?)\s*(?:in\s+)?(?:each|a|per|every|any)\s+"
+    r"(?:single\s+)?year\s*\)\s*\??$",
+    re.IGNORECASE,
+)
+"""A steadiness the question measures by its own limit: "Are Best Buy's gross margins
+historically consistent (not fluctuating more than roughly 2% each year)?"."""
 _RISING = ("improv", "increas", "grow", "grown", "rais")
 
 
-def read_yes_no_figure(text: str) -> YesNoFigure | None:
+def _period(name: str) -> str:
+    """A fiscal year, or a quarter of one ("Q2 of FY2024"), as the group ``name``."""
+    return (
+        rf"(?P<{name}>(?:(?:Q[1-4]|(?:first|second|third|fourth)\s+quarter)\s+(?:of\s+)?)?"
+        r"(?:FY\s?|fiscal\s+(?:year\s+)?)?'?(?:19|20)?\d\d)\b"
+    )
+
+
+_ANY = re.compile(
+    r"^(?:was|were|is|has)\s+there\s+(?:been\s+)?(?:any|a)\s+(?P<word>drop|decline|decrease|"
+    r"fall|reduction|increase|rise|growth)\s+in\s+(?:(?P<company>[\w&.\- ]+?)(?:'s|’s)\s+)?"
+    r"(?P<measure>[\w&\- ]+?)\s+between\s+(?:the\s+)?" + _period("first") + r"\s+and\s+"
+    r"(?:the\s+)?" + _period("second") + r"\s*\??$",
+    re.IGNORECASE,
+)
+"""A change asked as whether there was one: "Was there any drop in Cash & Cash equivalents
+between FY 2023 and Q2 of FY2024?" (each end a year, or a quarter of one)."""
+_HEDGED = re.compile(
+    r"\bIf\s+(?:the\s+|a\s+)?(?P<measure>[\w&\- ]+?)\s+(?:is|are)\s+not\s+(?:a\s+|an\s+)?"
+    r"(?:useful|relevant|meaningful|something\s+that\s+a\s+financial\s+analyst)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HedgedMetric:
+    """The metric a question's hedge names ("If gross margin is not a useful metric for a
+    company like this, then state that and explain why": ``gross margin``)."""
+
+    measure: str
+
+
+def read_hedged_metric(text: str) -> HedgedMetric | None:
+    """The metric ``text`` allows may not fit the company, else None."""
+    found = _HEDGED.search(text)
+    if found is None:
+        return None
+    measure = re.sub(r"(?<=margin)s$", "", found["measure"].strip().lower())
+    return HedgedMetric(measure)
+
+
+def read_yes_no_figure(text: str, years: Sequence[int] = ()) -> YesNoFigure | None:
     """The figure question deciding ``text`` when it is a yes-or-no question of one of the
-    shapes this module reads, else None."""
+    shapes this module reads, else None. ``years`` are the fiscal years the filing in scope
+    reports, over which "historically" is judged (none: such a question is not read)."""
     asked = _HEDGE.sub("", text.strip())
+    if (found := _ANY.match(asked)) is not None:
+        whose = _possessive(found["company"]) if found["company"] else "the"
+        question = (
+            f"How much did {whose} {found['measure'].strip()} change from {found['first']} to "
+            f"{found['second']}?"
+        )
+        rising = found["word"].lower().startswith(("increas", "rise", "grow"))
+        return YesNoFigure(question, Decides.RISE if rising else Decides.FALL, found["measure"])
+    if (found := _STEADY.match(asked)) is not None:
+        if len(years) < 2 or not _BETTER_HIGHER.search(found["measure"]):
+            return None  # steadiness of an amount needs a percent change per year: not read
+        measure = re.sub(r"s$", "", found["measure"].strip())  # "gross margins": each year's
+        written = ", ".join(f"FY{year}" for year in sorted(years))
+        question = f"What was {_possessive(found['company'])} {measure} in {written}?"
+        subject = f"{_possessive(found['company'])} {measure}"
+        return YesNoFigure(question, Decides.STEADY, measure, limit=Decimal(found["limit"]),
+                           subject=subject)  # fmt: skip
     if (found := _TREND.match(asked)) is not None:
         if not _BETTER_HIGHER.search(found["measure"]) and found["word"].lower().startswith(
             ("improv", "deterior")

@@ -11,10 +11,10 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from edgar_rag.answer.computed import FigureStore
 from edgar_rag.domain import (
     Fact,
     FactRef,
+    FigureStore,
     FilingReader,
     Passage,
     PassageIndex,
