@@ -152,8 +152,14 @@ def read_stated_formula(
         )
     unit, scale = _unit(question, name, measured)
     named = library.find_metric(name)
-    if unit is ResultUnit.RATIO and named is not None and named.unit is ResultUnit.PERCENT:
-        unit = ResultUnit.PERCENT  # the library's own metric, in its unit ("fcf conversion")
+    if (
+        unit is ResultUnit.RATIO
+        and named is not None
+        and named.unit is ResultUnit.PERCENT
+        and asked_decimals(question) is None
+    ):  # the library's own metric in its unit ("fcf conversion"), unless the question asks a
+        # decimal to its places ("ROA ... to two decimal places": 0.01)
+        unit = ResultUnit.PERCENT
     if metric is not None:
         name, unit = metric.name, metric.unit  # its own debt in the library's debt-to-equity
     if unit.dimension != measured:
