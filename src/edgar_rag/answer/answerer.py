@@ -559,8 +559,9 @@ class Answerer:
                 gate_score,
             )  # fmt: skip
         started = time.perf_counter()
-        named = question.years - question.outlook  # an outlook year is no column's
-        asked = named or (frozenset({filing.fiscal_year}) if filing is not None else frozenset())
+        named = question.years - question.outlook  # a year the filing's outlook speaks of
+        years = question.years  # ... is still the year its passages' sentences and columns say
+        asked = years or (frozenset({filing.fiscal_year}) if filing is not None else frozenset())
         passages = {marker: window.text for marker, window in enumerate(windows, 1)}
         leads = {
             marker: paragraph_before(hit.passage.chunk.text, window)

@@ -24,7 +24,7 @@ from datetime import date, timedelta
 from edgar_rag.domain import Fact, FigureStore, FilingMeta, Passage, Scope
 from edgar_rag.errors import NotFoundError
 from edgar_rag.question.reading import Question
-from edgar_rag.rules import DAYS_PER_YEAR, quarter_year_end
+from edgar_rag.rules import DAYS_PER_YEAR, QUARTER_DATE_SLACK_DAYS, quarter_year_end
 
 QUARTER_DAYS = range(80, 101)
 """A flow this many days long is one quarter's (13 weeks, or three months)."""
@@ -135,7 +135,10 @@ def quarter_facts(
             fact if _near(fact.period_end, end) else replace(fact, period_end=year_ago)
             for fact in facts
             if fact.period_start is None
-            and (_near(fact.period_end, end) or abs((fact.period_end - last).days) <= 21)
+            and (
+                _near(fact.period_end, end)
+                or abs((fact.period_end - last).days) <= QUARTER_DATE_SLACK_DAYS
+            )
         ]
     kept = []
     for fact in facts:
