@@ -559,9 +559,11 @@ class Answerer:
                 gate_score,
             )  # fmt: skip
         started = time.perf_counter()
-        named = question.years - question.outlook  # a year the filing's outlook speaks of
-        years = question.years  # ... is still the year its passages' sentences and columns say
-        asked = years or (frozenset({filing.fiscal_year}) if filing is not None else frozenset())
+        # An outlook year is no year the filing reports, yet its passages still speak of it
+        named = question.years - question.outlook
+        asked = question.years or (
+            frozenset({filing.fiscal_year}) if filing is not None else frozenset()
+        )
         passages = {marker: window.text for marker, window in enumerate(windows, 1)}
         leads = {
             marker: paragraph_before(hit.passage.chunk.text, window)

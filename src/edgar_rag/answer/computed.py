@@ -209,7 +209,7 @@ class ComputedAnswers:
         question asks another span or company, or its report names no quarter."""
         if scope.filing is None or scope.filing_id is None or scope.filing.fiscal_quarter is None:
             return None
-        filing = with_quarter_end(scope.filing, self.store.figures(scope.filing_id))
+        filing = with_quarter_end(scope.filing, partial(self.store.figures, scope.filing_id))
         year_end = since_year_end(question, filing)
         if not (year_end or asks_one_quarter(question, filing)):
             return None

@@ -17,7 +17,7 @@ year end, never the year alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
@@ -77,14 +77,14 @@ def without_quarter_words(question: Question) -> Question:
     return replace(question, request=replace(request, measure_text=blanked))
 
 
-def with_quarter_end(filing: FilingMeta, facts: Sequence[Fact]) -> FilingMeta:
+def with_quarter_end(filing: FilingMeta, facts: Callable[[], Sequence[Fact]]) -> FilingMeta:
     """``filing`` with its quarter's last day: as its cover gives it, else (an earnings release
-    has no cover) the latest end of a three-month flow it reports."""
+    has no cover) the latest end of a three-month flow among its ``facts`` (read only then)."""
     if filing.period_end is not None:
         return filing
     ends = [
         fact.period_end
-        for fact in facts
+        for fact in facts()
         if fact.period_start is not None
         and (fact.period_end - fact.period_start).days in QUARTER_DAYS
     ]
